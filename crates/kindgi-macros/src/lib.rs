@@ -1,0 +1,1 @@
+//! Attribute macros of the Kindgi pack SDK.
