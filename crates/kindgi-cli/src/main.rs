@@ -1,3 +1,56 @@
 //! The kindgi command: run the dev runtime, call a pack service, check conformance.
+//!
+//! - `kindgi runtime`: the dev runtime (tool-files API, wait links, dev admin API).
+//! - `kindgi call <tool-id> --input JSON`: one call through the pack client.
+//! - `kindgi info`: a pack service's `GET /v1/info`.
 
-fn main() {}
+mod runtime_cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// The kindgi command.
+#[derive(Debug, Parser)]
+#[command(
+    name = "kindgi",
+    version,
+    about = "Run the Kindgi dev runtime and call pack services"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Start the dev runtime: tool-files API, wait links and dev admin API.
+    Runtime(runtime_cmd::RuntimeArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(tracing::Level::INFO)
+        .init();
+    let rt = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("kindgi: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = rt.block_on(async {
+        match cli.command {
+            Command::Runtime(args) => runtime_cmd::run(args).await.map(|()| ExitCode::SUCCESS),
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("kindgi: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
