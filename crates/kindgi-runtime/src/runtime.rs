@@ -301,34 +301,40 @@ impl DevRuntime {
 
     /// Serves the HTTP API on `listener` until `shutdown` resolves, then
     /// finishes the requests in flight. Unless the config names a public
-    /// URL, links point at the listener's address.
+    /// URL, links point at the listener's address; that is set before this
+    /// returns its future, so [`DevRuntime::public_url`] is right at once.
     ///
     /// # Errors
     ///
     /// [`RuntimeError::Serve`] when the listener fails.
-    pub async fn serve(
+    pub fn serve(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> Result<(), RuntimeError> {
+    ) -> impl Future<Output = Result<(), RuntimeError>> + Send + 'static {
+        let local = listener.local_addr();
         if self.inner.config.public_url.is_none() {
-            let addr = listener.local_addr().map_err(RuntimeError::Serve)?;
-            let host = if addr.ip().is_unspecified() {
-                "127.0.0.1".to_owned()
-            } else if addr.is_ipv6() {
-                format!("[{}]", addr.ip())
-            } else {
-                addr.ip().to_string()
-            };
-            self.set_public_url(format!("http://{host}:{}", addr.port()));
+            if let Ok(addr) = &local {
+                let host = if addr.ip().is_unspecified() {
+                    "127.0.0.1".to_owned()
+                } else if addr.is_ipv6() {
+                    format!("[{}]", addr.ip())
+                } else {
+                    addr.ip().to_string()
+                };
+                self.set_public_url(format!("http://{host}:{}", addr.port()));
+            }
         }
-        let app = crate::api::router(self);
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(RuntimeError::Serve)
+        async move {
+            local.map_err(RuntimeError::Serve)?;
+            let app = crate::api::router(self);
+            axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            )
+            .with_graceful_shutdown(shutdown)
+            .await
+            .map_err(RuntimeError::Serve)
+        }
     }
 }

@@ -1,0 +1,243 @@
+//! Starts the real `kindgi runtime` process on 127.0.0.1 port 0 and talks
+//! HTTP to it.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+pub const ADMIN: &str = "test-admin-token";
+
+/// A running `kindgi runtime`.
+pub struct Runtime {
+    child: Child,
+    pub url: String,
+    pub port: u16,
+    pub data_dir: PathBuf,
+    _tmp: Option<tempfile::TempDir>,
+    pub http: reqwest::Client,
+}
+
+impl Runtime {
+    /// Starts a runtime on a fresh data directory.
+    pub fn start(args: &[&str]) -> Self {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let mut rt = Self::start_in(tmp.path(), args);
+        rt._tmp = Some(tmp);
+        rt
+    }
+
+    /// Starts a runtime on `data_dir`.
+    pub fn start_in(data_dir: &Path, args: &[&str]) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_kindgi"))
+            .arg("runtime")
+            .args(["--port", "0", "--host", "127.0.0.1", "--data-dir"])
+            .arg(data_dir)
+            .args(args)
+            .env("KINDGI_RUNTIME_ADMIN_TOKEN", ADMIN)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn kindgi runtime");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .expect("listening line");
+        let listening: Value = serde_json::from_str(&line).expect("listening line is JSON");
+        assert_eq!(listening["kind"], "listening");
+        assert!(
+            listening.get("adminToken").is_none(),
+            "a token from the env is not printed"
+        );
+        Self {
+            child,
+            url: listening["url"].as_str().expect("url").to_owned(),
+            port: u16::try_from(listening["port"].as_u64().expect("port")).expect("port"),
+            data_dir: data_dir.to_path_buf(),
+            _tmp: None,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    /// Kills the process (as a crash would).
+    pub fn kill(mut self) -> Option<tempfile::TempDir> {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        self._tmp.take()
+    }
+
+    pub async fn admin(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut req = self
+            .http
+            .request(method, format!("{}{path}", self.url))
+            .bearer_auth(ADMIN);
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let resp = req.send().await.expect("admin request");
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap_or(Value::Null))
+    }
+
+    /// Opens a call; `extra` overrides the defaults (run r1, tenant t1, store+read).
+    pub async fn open_call(&self, extra: Value) -> Value {
+        let mut body = json!({"runId": "r1", "tenantId": "t1", "projectId": "p1", "toolId": "acme.tool", "store": true, "read": true});
+        if let (Some(b), Some(e)) = (body.as_object_mut(), extra.as_object()) {
+            for (k, v) in e {
+                b.insert(k.clone(), v.clone());
+            }
+        }
+        let (status, call) = self
+            .admin(reqwest::Method::POST, "/v1/dev/calls", Some(body))
+            .await;
+        assert_eq!(status, 201, "open call: {call}");
+        call
+    }
+
+    /// Stores `bytes` with `token`.
+    pub async fn store(
+        &self,
+        token: &str,
+        bytes: &[u8],
+        content_type: Option<&str>,
+        name: Option<&str>,
+    ) -> Answer {
+        let mut req = self
+            .http
+            .post(format!("{}/v1/tool-files", self.url))
+            .bearer_auth(token)
+            .body(bytes.to_vec());
+        if let Some(ct) = content_type {
+            req = req.header("content-type", ct);
+        }
+        if let Some(name) = name {
+            req = req.header("kindgi-file-name", name);
+        }
+        Answer::of(req.send().await.expect("store request")).await
+    }
+
+    /// Reads a file with `token`.
+    pub async fn read(&self, token: &str, artifact_id: &str) -> Answer {
+        let resp = self
+            .http
+            .get(format!("{}/v1/tool-files/{artifact_id}", self.url))
+            .bearer_auth(token)
+            .send()
+            .await
+            .expect("read request");
+        Answer::of(resp).await
+    }
+
+    /// Sends raw bytes and reads the whole answer (the request should ask
+    /// for `Connection: close`).
+    pub async fn raw(&self, request: &[u8]) -> String {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+            .await
+            .expect("connect");
+        stream.write_all(request).await.expect("write");
+        let mut out = Vec::new();
+        let _ = stream.read_to_end(&mut out).await;
+        String::from_utf8_lossy(&out).into_owned()
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP answer.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub bytes: Vec<u8>,
+}
+
+impl Answer {
+    pub async fn of(resp: reqwest::Response) -> Self {
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let bytes = resp.bytes().await.expect("body").to_vec();
+        Self {
+            status,
+            headers,
+            bytes,
+        }
+    }
+
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.bytes)
+            .unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&self.bytes)))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// Asserts an error answer: status, code, and the request id in body and header.
+    pub fn assert_error(&self, status: u16, code: &str) -> Value {
+        let body = self.json();
+        assert_eq!(
+            (self.status, body["error"]["code"].as_str()),
+            (status, Some(code)),
+            "{body}"
+        );
+        let id = self.header("x-request-id").expect("X-Request-Id");
+        assert_eq!(body["error"]["requestId"], id);
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| !m.is_empty())
+        );
+        body
+    }
+}
+
+pub fn token(call: &Value) -> String {
+    call["toolFiles"]["token"]
+        .as_str()
+        .expect("toolFiles.token")
+        .to_owned()
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    hex(&sha2::Sha256::digest(bytes))
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A tiny PNG-signed file.
+pub fn png(tag: u8) -> Vec<u8> {
+    let mut v = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    v.extend_from_slice(&[tag; 16]);
+    v
+}
+
+/// A PDF with `pages` page objects.
+pub fn pdf(pages: usize) -> Vec<u8> {
+    let mut out = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n".to_vec();
+    out.extend_from_slice(format!("2 0 obj << /Type /Pages /Count {pages} >> endobj\n").as_bytes());
+    for n in 0..pages {
+        out.extend_from_slice(
+            format!("{} 0 obj << /Type /Page /Parent 2 0 R >> endobj\n", n + 3).as_bytes(),
+        );
+    }
+    out.extend_from_slice(b"trailer << /Root 1 0 R >>\n%%EOF\n");
+    out
+}
