@@ -1,0 +1,416 @@
+//! The pack client's retry classification against a scripted test server
+//! that refuses, answers 503 and 421, drops connections and hangs.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use kindgi_protocol::{CallContext, Connection, ConnectionAccount, Response, Secret};
+use kindgi_runtime::client::{
+    CallError, PackClient, RenewConnection, RenewError, RetryPolicy, ToolCall,
+};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// What the server does with one request.
+#[derive(Debug, Clone)]
+enum Script {
+    Answer(u16, &'static str, String),
+    Drop,
+    Hang,
+}
+
+/// One request the server saw.
+#[derive(Debug, Clone)]
+struct Seen {
+    headers: BTreeMap<String, String>,
+    body: Value,
+}
+
+type Log = Arc<Mutex<Vec<Seen>>>;
+
+async fn read_request(stream: &mut TcpStream) -> Option<Seen> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let headers: BTreeMap<String, String> = head
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    let len: usize = headers
+        .get("content-length")
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    while buf.len() < head_end + len {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let body = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
+    Some(Seen { headers, body })
+}
+
+async fn serve(listener: TcpListener, script: Vec<Script>, log: Log) {
+    let script = Arc::new(Mutex::new(VecDeque::from(script)));
+    loop {
+        let Ok((mut stream, _)) = listener.accept().await else {
+            return;
+        };
+        let (script, log) = (Arc::clone(&script), Arc::clone(&log));
+        tokio::spawn(async move {
+            let Some(seen) = read_request(&mut stream).await else {
+                return;
+            };
+            log.lock().expect("log").push(seen);
+            let step = script
+                .lock()
+                .expect("script")
+                .pop_front()
+                .unwrap_or(Script::Drop);
+            match step {
+                Script::Answer(status, extra, body) => {
+                    let resp = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{extra}\r\n{body}",
+                        body.len()
+                    );
+                    let _ = stream.write_all(resp.as_bytes()).await;
+                }
+                Script::Drop => drop(stream),
+                Script::Hang => tokio::time::sleep(Duration::from_secs(30)).await,
+            }
+        });
+    }
+}
+
+async fn server(script: Vec<Script>) -> (String, Log) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let log = Log::default();
+    tokio::spawn(serve(listener, script, Arc::clone(&log)));
+    (url, log)
+}
+
+fn result(output: Value) -> Script {
+    Script::Answer(
+        200,
+        "",
+        json!({"v": 2, "kind": "result", "output": output}).to_string(),
+    )
+}
+
+fn client(url: &str) -> PackClient {
+    PackClient::new(url, Secret::new("pack-token")).with_retry(RetryPolicy {
+        max_attempts: 5,
+        initial_backoff: Duration::from_millis(20),
+        max_backoff: Duration::from_millis(100),
+        answer_grace: Duration::from_millis(100),
+    })
+}
+
+fn call() -> ToolCall {
+    let ctx = CallContext {
+        tenant_id: "t1".into(),
+        run_id: "4b5f8c1e-2f0a-4c8e-9a51-0c7e2d9a6b13".into(),
+        ..Default::default()
+    };
+    let mut call = ToolCall::new("acme.payments.charge", json!({"amount": 1}), ctx)
+        .for_step("charge-card", None);
+    call.timeout = Duration::from_secs(5);
+    call
+}
+
+#[tokio::test]
+async fn an_answer_carries_every_header_and_the_idempotency_key() {
+    let (url, log) = server(vec![result(json!({"ok": true}))]).await;
+    let mut call = call();
+    call.traceparent = Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into());
+    let answer = client(&url).invoke(&call).await.expect("answer");
+    assert_eq!(answer, Response::result(json!({"ok": true})));
+    let seen = log.lock().expect("log")[0].clone();
+    assert_eq!(seen.headers["kindgi-pack-token"], "pack-token");
+    assert_eq!(
+        seen.headers["kindgi-run-id"],
+        "4b5f8c1e-2f0a-4c8e-9a51-0c7e2d9a6b13"
+    );
+    assert_eq!(seen.headers["kindgi-tenant-id"], "t1");
+    assert_eq!(seen.headers["kindgi-protocol"], "2.10.0");
+    assert_eq!(
+        seen.headers["traceparent"],
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+    );
+    assert!(!seen.headers["kindgi-request-id"].is_empty());
+    let timeout: u64 = seen.headers["kindgi-timeout-ms"].parse().expect("ms");
+    assert!((4000..=5000).contains(&timeout), "{timeout}");
+    assert_eq!(
+        seen.body,
+        json!({"v": 2, "kind": "invoke", "tool": {"id": "acme.payments.charge"}, "input": {"amount": 1},
+               "ctx": {"tenantId": "t1", "runId": "4b5f8c1e-2f0a-4c8e-9a51-0c7e2d9a6b13",
+                       "idempotencyKey": "f6c8a374-b63c-5453-8320-1ca9c067447a"}})
+    );
+}
+
+#[test]
+fn idempotency_key_vectors() {
+    let run = "4b5f8c1e-2f0a-4c8e-9a51-0c7e2d9a6b13";
+    let ctx = CallContext {
+        tenant_id: "t".into(),
+        run_id: run.into(),
+        ..Default::default()
+    };
+    let cases = [
+        (
+            "charge-card",
+            "acme.payments.charge",
+            None,
+            "f6c8a374-b63c-5453-8320-1ca9c067447a",
+        ),
+        (
+            "agent-loop#2/dispatch-tools",
+            "acme.refunds.issue",
+            Some("call_0"),
+            "bf055463-2cce-5e82-b31a-43d7698db52e",
+        ),
+        (
+            "agent-loop#3/dispatch-tools",
+            "acme.refunds.issue",
+            Some("call_0"),
+            "f08fa71f-aaa9-5f9e-96bf-7e54d4f1af46",
+        ),
+        (
+            "notify/branch-é",
+            "acme.mail.send",
+            None,
+            "873f6e4e-cd72-5604-ac09-ab1496cfeb8a",
+        ),
+    ];
+    for (scope, tool, model_call, expected) in cases {
+        let call = ToolCall::new(tool, json!({}), ctx.clone()).for_step(scope, model_call);
+        assert_eq!(
+            call.ctx.idempotency_key.as_deref(),
+            Some(expected),
+            "{scope} {tool}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_503_is_retried_after_retry_after() {
+    let (url, log) = server(vec![
+        Script::Answer(503, "retry-after: 0\r\n", r#"{"error":"not ready"}"#.into()),
+        Script::Answer(
+            503,
+            "retry-after: 0\r\n",
+            r#"{"error":"overloaded"}"#.into(),
+        ),
+        result(json!({"n": 3})),
+    ])
+    .await;
+    let answer = client(&url).invoke(&call()).await.expect("answer");
+    assert_eq!(answer, Response::result(json!({"n": 3})));
+    let seen = log.lock().expect("log").clone();
+    assert_eq!(seen.len(), 3);
+    assert_eq!(
+        seen[0].headers["kindgi-request-id"], seen[2].headers["kindgi-request-id"],
+        "one call, one request id"
+    );
+}
+
+#[tokio::test]
+async fn a_503_that_outlasts_the_deadline_did_not_run() {
+    let (url, log) = server(vec![Script::Answer(
+        503,
+        "retry-after: 5\r\n",
+        r#"{"error":"draining"}"#.into(),
+    )])
+    .await;
+    let mut call = call();
+    call.timeout = Duration::from_millis(500);
+    let started = std::time::Instant::now();
+    let err = client(&url).invoke(&call).await.expect_err("unavailable");
+    assert!(
+        matches!(err, CallError::Unavailable { attempts: 1, .. }),
+        "{err:?}"
+    );
+    assert!(err.did_not_run());
+    assert!(
+        started.elapsed() < Duration::from_millis(400),
+        "gave up at once: {:?}",
+        started.elapsed()
+    );
+    assert_eq!(log.lock().expect("log").len(), 1);
+}
+
+#[tokio::test]
+async fn a_refused_connection_is_retried_until_the_service_listens() {
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        probe.local_addr().expect("addr").port()
+    };
+    let log = Log::default();
+    let late_log = Arc::clone(&log);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(120)).await;
+        let listener = TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("rebind");
+        serve(listener, vec![result(json!({"late": true}))], late_log).await;
+    });
+    let c = client(&format!("http://127.0.0.1:{port}")).with_retry(RetryPolicy {
+        max_attempts: 20,
+        initial_backoff: Duration::from_millis(20),
+        max_backoff: Duration::from_millis(40),
+        answer_grace: Duration::from_millis(100),
+    });
+    let answer = c.invoke(&call()).await.expect("answer");
+    assert_eq!(answer, Response::result(json!({"late": true})));
+    assert_eq!(log.lock().expect("log").len(), 1);
+}
+
+#[tokio::test]
+async fn refused_every_time_gives_up_after_the_bounded_attempts() {
+    let port = {
+        let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        probe.local_addr().expect("addr").port()
+    };
+    let err = client(&format!("http://127.0.0.1:{port}"))
+        .invoke(&call())
+        .await
+        .expect_err("refused");
+    assert!(
+        matches!(err, CallError::Unavailable { attempts: 5, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("connection refused"), "{err}");
+}
+
+#[tokio::test]
+async fn a_421_is_not_retried() {
+    let (url, log) = server(vec![
+        Script::Answer(421, "", r#"{"code":"pack-tenant-mismatch"}"#.into()),
+        result(json!({})),
+    ])
+    .await;
+    let err = client(&url).invoke(&call()).await.expect_err("421");
+    assert!(matches!(err, CallError::TenantMismatch), "{err:?}");
+    assert!(err.did_not_run());
+    assert_eq!(log.lock().expect("log").len(), 1);
+}
+
+#[tokio::test]
+async fn a_dropped_connection_after_the_request_is_not_retried() {
+    let (url, log) = server(vec![Script::Drop, result(json!({}))]).await;
+    let err = client(&url).invoke(&call()).await.expect_err("dropped");
+    assert!(err.may_have_run(), "{err:?}");
+    assert!(err.to_string().contains("dropped"), "{err}");
+    assert_eq!(log.lock().expect("log").len(), 1);
+}
+
+#[tokio::test]
+async fn a_timeout_is_not_retried() {
+    let (url, log) = server(vec![Script::Hang, result(json!({}))]).await;
+    let mut call = call();
+    call.timeout = Duration::from_millis(200);
+    let started = std::time::Instant::now();
+    let err = client(&url).invoke(&call).await.expect_err("timeout");
+    assert!(err.may_have_run(), "{err:?}");
+    assert!(err.to_string().contains("deadline"), "{err}");
+    assert!(started.elapsed() < Duration::from_secs(2));
+    assert_eq!(log.lock().expect("log").len(), 1);
+}
+
+#[derive(Debug, Default)]
+struct Renewer {
+    calls: Mutex<u32>,
+}
+
+impl RenewConnection for Renewer {
+    fn renew<'a>(
+        &'a self,
+        name: &'a str,
+        current: &'a Connection,
+    ) -> BoxFuture<'a, Result<Connection, RenewError>> {
+        Box::pin(async move {
+            *self.calls.lock().expect("calls") += 1;
+            assert_eq!(name, "gh");
+            let mut fresh = current.clone();
+            fresh.access_token = Secret::new("renewed-token");
+            Ok(fresh)
+        })
+    }
+}
+
+fn connection_call() -> ToolCall {
+    let mut call = call();
+    let conn = Connection {
+        connection_id: "c1".into(),
+        app: "github".into(),
+        app_name: "GitHub".into(),
+        access_token: Secret::new("old-token"),
+        account: ConnectionAccount {
+            id: "1".into(),
+            label: "ana".into(),
+        },
+        expires_at: None,
+    };
+    call.ctx.connections = Some(BTreeMap::from([("gh".to_owned(), conn)]));
+    call
+}
+
+fn rejected() -> Script {
+    Script::Answer(
+        200,
+        "",
+        json!({"v": 2, "kind": "error", "code": "connection-rejected", "message": "GitHub refused the token", "connection": "gh", "toolId": "acme.payments.charge"}).to_string(),
+    )
+}
+
+#[tokio::test]
+async fn connection_rejected_renews_once_and_runs_again() {
+    let (url, log) = server(vec![rejected(), result(json!({"ok": 1}))]).await;
+    let renewer = Arc::new(Renewer::default());
+    let c = client(&url).with_renewer(Arc::clone(&renewer) as Arc<dyn RenewConnection>);
+    let answer = c.invoke(&connection_call()).await.expect("answer");
+    assert_eq!(answer, Response::result(json!({"ok": 1})));
+    assert_eq!(*renewer.calls.lock().expect("calls"), 1);
+    let seen = log.lock().expect("log").clone();
+    assert_eq!(
+        seen[0].body["ctx"]["connections"]["gh"]["accessToken"],
+        "old-token"
+    );
+    assert_eq!(
+        seen[1].body["ctx"]["connections"]["gh"]["accessToken"],
+        "renewed-token"
+    );
+    assert_eq!(
+        seen[0].body["ctx"]["idempotencyKey"],
+        seen[1].body["ctx"]["idempotencyKey"]
+    );
+
+    // Rejected again after renewing: the answer stands, no second renewal.
+    let (url, log) = server(vec![rejected(), rejected(), result(json!({}))]).await;
+    let renewer = Arc::new(Renewer::default());
+    let c = client(&url).with_renewer(Arc::clone(&renewer) as Arc<dyn RenewConnection>);
+    let answer = c.invoke(&connection_call()).await.expect("answer");
+    assert_eq!(
+        answer.error_code().map(|c| c.as_str()),
+        Some("connection-rejected")
+    );
+    assert_eq!(*renewer.calls.lock().expect("calls"), 1);
+    assert_eq!(log.lock().expect("log").len(), 2);
+}
