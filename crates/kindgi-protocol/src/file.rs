@@ -5,13 +5,14 @@ use serde::{Deserialize, Serialize};
 
 /// A stored file as a value (`{"type":"kindgi.file", …}`): what a tool
 /// returns in its output's top-level `files` array.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct FileValue {
     /// Always `kindgi.file`.
     #[serde(rename = "type")]
     pub kind: FileValueType,
     /// The stored file's id (its blob id).
+    #[schemars(length(min = 1))]
     pub artifact_id: String,
     /// The file's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -21,9 +22,11 @@ pub struct FileValue {
     /// Its size in bytes.
     pub size: u64,
     /// SHA-256 of its bytes, lowercase hex.
+    #[schemars(regex(pattern = r"^[0-9a-f]{64}$"))]
     pub sha256: String,
     /// A PDF's page count, as checked from its bytes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
     pub pages: Option<u32>,
     /// Why a model isn't shown it, when it isn't.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -31,7 +34,7 @@ pub struct FileValue {
 }
 
 /// The constant `"kindgi.file"` tag of a [`FileValue`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum FileValueType {
     /// `kindgi.file`.
     #[default]

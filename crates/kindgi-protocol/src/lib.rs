@@ -21,6 +21,7 @@ mod context;
 mod file;
 pub mod headers;
 pub mod idempotency;
+pub mod ids;
 mod index;
 mod info;
 mod request;

@@ -1,1 +1,64 @@
-//! Write Kindgi packs in Rust: tools, guardrail checks, agents and flows, the indexer and the pack service.
+//! Write Kindgi packs in Rust.
+//!
+//! A pack is an ordinary cargo binary crate. Its tools are async functions
+//! whose input and output types derive `serde` and `schemars` traits; its
+//! guardrail checks are functions of a typed config and the run trace; its
+//! agents and flows are data. The same binary indexes itself
+//! (`<pack> index`) and serves the pack protocol (`<pack> serve`).
+//!
+//! ```no_run
+//! use std::process::ExitCode;
+//! use kindgi::{Pack, Tool, ToolContext, ToolError};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct EchoInput {
+//!     #[schemars(length(min = 1))]
+//!     message: String,
+//! }
+//!
+//! #[derive(Serialize, JsonSchema)]
+//! struct EchoOutput {
+//!     message: String,
+//! }
+//!
+//! async fn echo(input: EchoInput, _ctx: ToolContext) -> Result<EchoOutput, ToolError> {
+//!     Ok(EchoOutput { message: input.message })
+//! }
+//!
+//! fn main() -> ExitCode {
+//!     Pack::new()
+//!         .tool(Tool::new("acme.echo", kindgi::here!()).description("Echo.").handler(echo))
+//!         .run()
+//! }
+//! ```
+//!
+//! The pack's id, version and declared env live in its `Cargo.toml`
+//! under `[package.metadata.kindgi]` (see [`index::PackConfig`]).
+
+mod authoring;
+mod cancel;
+mod context;
+mod error;
+mod files;
+pub mod index;
+mod log;
+mod schema;
+mod service;
+mod source;
+
+pub use authoring::agent::Agent;
+pub use authoring::check::{Guardrail, IntoCheckResult, RunTrace};
+pub use authoring::flow;
+pub use authoring::flow::Flow;
+pub use authoring::pack::Pack;
+pub use authoring::tool::{Pause, Reply, ReplyValue, Tool, ToolOutput};
+pub use cancel::{CancelReason, Cancellation};
+pub use context::{ToolContext, WaitLink};
+pub use error::{PauseNotAvailable, ToolError};
+pub use files::{Files, FilesError, FilesNotAvailable, Read, Stored, encode_component};
+pub use kindgi_protocol as protocol;
+pub use kindgi_protocol::{CheckResult, Connection, FileValue, NotRead, NotStored, Secret};
+pub use schema::schema_for;
+pub use source::SourceFile;

@@ -1,0 +1,102 @@
+//! Declaring an agent as data.
+
+use serde_json::{Map, Value};
+
+use crate::SourceFile;
+
+/// An agent: instructions, the tools it may call, its guardrails.
+///
+/// ```
+/// let agent = kindgi::Agent::new("acme.helper", "1.0.0", "Helper", kindgi::here!())
+///     .instructions("Answer briefly.")
+///     .tool("acme.echo", "1.0.0")
+///     .guardrail("acme.min-length");
+/// assert_eq!(agent.id(), "acme.helper");
+/// ```
+#[derive(Debug, Clone)]
+pub struct Agent {
+    pub(crate) id: String,
+    pub(crate) version: String,
+    pub(crate) name: String,
+    pub(crate) instructions: Value,
+    pub(crate) capabilities: Vec<Value>,
+    pub(crate) tools: Vec<(String, String)>,
+    pub(crate) guardrails: Vec<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) extra: Map<String, Value>,
+    pub(crate) source: SourceFile,
+}
+
+impl Agent {
+    /// An agent with its id, version and display name.
+    pub fn new(
+        id: impl Into<String>,
+        version: impl Into<String>,
+        name: impl Into<String>,
+        source: SourceFile,
+    ) -> Self {
+        Self {
+            id: id.into(),
+            version: version.into(),
+            name: name.into(),
+            instructions: Value::String(String::new()),
+            capabilities: Vec::new(),
+            tools: Vec::new(),
+            guardrails: Vec::new(),
+            description: None,
+            extra: Map::new(),
+            source,
+        }
+    }
+
+    /// The agent's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The agent's instructions (a prompt).
+    pub fn instructions(mut self, prompt: impl Into<String>) -> Self {
+        self.instructions = Value::String(prompt.into());
+        self
+    }
+
+    /// Versioned instructions: `{prompt, version}`.
+    pub fn versioned_instructions(
+        mut self,
+        prompt: impl Into<String>,
+        version: impl Into<String>,
+    ) -> Self {
+        self.instructions = serde_json::json!({"prompt": prompt.into(), "version": version.into()});
+        self
+    }
+
+    /// A capability (as `agent.schema.json` declares it).
+    pub fn capability(mut self, capability: Value) -> Self {
+        self.capabilities.push(capability);
+        self
+    }
+
+    /// A tool the agent may call, by id and version (a semver range).
+    pub fn tool(mut self, id: impl Into<String>, version: impl Into<String>) -> Self {
+        self.tools.push((id.into(), version.into()));
+        self
+    }
+
+    /// A guardrail guarding the agent, by id.
+    pub fn guardrail(mut self, id: impl Into<String>) -> Self {
+        self.guardrails.push(id.into());
+        self
+    }
+
+    /// What the agent is for.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// Any other declared field (`modelSettings`, `budget`, `tags`, …).
+    pub fn field(mut self, key: &str, value: Value) -> Self {
+        self.extra.insert(key.to_owned(), value);
+        self
+    }
+}

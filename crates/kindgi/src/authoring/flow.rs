@@ -1,0 +1,98 @@
+//! Declaring a flow as data.
+
+use serde_json::{Map, Value, json};
+
+use crate::SourceFile;
+
+/// The flow's entry, as an edge's `from`.
+pub const START: &str = "$start";
+/// The flow's exit, as an edge's `to`.
+pub const END: &str = "$end";
+
+/// A flow: nodes and the edges between them.
+///
+/// ```
+/// use kindgi::{Flow, flow::{START, END}};
+/// let flow = Flow::new("acme.echo-flow", "1.0.0", kindgi::here!())
+///     .tool_node("echo", "acme.echo")
+///     .edge(START, "echo")
+///     .edge("echo", END);
+/// assert_eq!(flow.id(), "acme.echo-flow");
+/// ```
+#[derive(Debug, Clone)]
+pub struct Flow {
+    pub(crate) id: String,
+    pub(crate) version: String,
+    pub(crate) name: Option<String>,
+    pub(crate) description: Option<String>,
+    pub(crate) nodes: Vec<Value>,
+    pub(crate) edges: Vec<Value>,
+    pub(crate) extra: Map<String, Value>,
+    pub(crate) source: SourceFile,
+}
+
+impl Flow {
+    /// A flow with its id and version.
+    pub fn new(id: impl Into<String>, version: impl Into<String>, source: SourceFile) -> Self {
+        Self {
+            id: id.into(),
+            version: version.into(),
+            name: None,
+            description: None,
+            nodes: Vec::new(),
+            edges: Vec::new(),
+            extra: Map::new(),
+            source,
+        }
+    }
+
+    /// The flow's id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// Display name.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// What the flow does.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// A node that runs a tool.
+    pub fn tool_node(self, id: &str, tool: &str) -> Self {
+        self.node(json!({"id": id, "kind": "tool", "ref": tool}))
+    }
+
+    /// A node that runs an agent.
+    pub fn agent_node(self, id: &str, agent: &str) -> Self {
+        self.node(json!({"id": id, "kind": "agent", "ref": agent}))
+    }
+
+    /// Any node, as `flow.schema.json` declares it (loops, fanouts, subflows).
+    pub fn node(mut self, node: Value) -> Self {
+        self.nodes.push(node);
+        self
+    }
+
+    /// An unconditional edge; its id is `<from>-><to>`.
+    pub fn edge(self, from: &str, to: &str) -> Self {
+        self.edge_value(json!({"id": format!("{from}->{to}"), "from": from, "to": to}))
+    }
+
+    /// Any edge, as `flow.schema.json` declares it (`when`, `policy`).
+    pub fn edge_value(mut self, edge: Value) -> Self {
+        self.edges.push(edge);
+        self
+    }
+
+    /// Any other declared field (`maxParallelism`, `metadata`, `output`).
+    pub fn field(mut self, key: &str, value: Value) -> Self {
+        self.extra.insert(key.to_owned(), value);
+        self
+    }
+}

@@ -1,0 +1,7 @@
+//! What a pack author declares: tools, guardrail checks, agents, flows.
+
+pub(crate) mod agent;
+pub(crate) mod check;
+pub mod flow;
+pub(crate) mod pack;
+pub(crate) mod tool;

@@ -1,0 +1,101 @@
+//! The pack: every primitive of one binary, and its `index` / `serve` entry.
+
+use std::process::ExitCode;
+
+use crate::{Agent, Flow, Guardrail, Tool};
+
+/// A pack: the tools, guardrails, agents and flows one binary carries.
+///
+/// A pack's `main` builds it and hands over to [`Pack::run`], which reads
+/// the command line: `index` writes the pack index, `serve` runs the pack
+/// service.
+///
+/// ```no_run
+/// use std::process::ExitCode;
+///
+/// fn main() -> ExitCode {
+///     kindgi::Pack::new()
+///         // .tool(tools::echo_tool())
+///         // .guardrail(guardrails::min_length_guardrail())
+///         .run()
+/// }
+/// ```
+///
+/// `main` must not start an async runtime itself (no `#[tokio::main]`):
+/// `serve` first removes the service token and undeclared variables from
+/// the process environment, which is only sound while no other thread runs.
+#[derive(Debug, Clone, Default)]
+pub struct Pack {
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) guardrails: Vec<Guardrail>,
+    pub(crate) agents: Vec<Agent>,
+    pub(crate) flows: Vec<Flow>,
+}
+
+impl Pack {
+    /// An empty pack.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds a tool.
+    pub fn tool(mut self, tool: Tool) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Adds a guardrail.
+    pub fn guardrail(mut self, guardrail: Guardrail) -> Self {
+        self.guardrails.push(guardrail);
+        self
+    }
+
+    /// Adds an agent.
+    pub fn agent(mut self, agent: Agent) -> Self {
+        self.agents.push(agent);
+        self
+    }
+
+    /// Adds a flow.
+    pub fn flow(mut self, flow: Flow) -> Self {
+        self.flows.push(flow);
+        self
+    }
+
+    /// The pack's tools.
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The pack's guardrails.
+    pub fn guardrails(&self) -> &[Guardrail] {
+        &self.guardrails
+    }
+
+    /// Runs the command the process was started with:
+    /// `index --pack-dir D [--output P] [--artifact-version V]
+    /// [--published-at T] [--json]` or `serve [--index P] [--module-root D]
+    /// [--host H]`.
+    pub fn run(self) -> ExitCode {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        match args.first().map(String::as_str) {
+            Some("index") => crate::index::command::run(&self, &args[1..]),
+            Some("serve") => crate::service::run(self, &args[1..]),
+            Some("-h" | "--help" | "help") => {
+                println!("{USAGE}");
+                ExitCode::SUCCESS
+            }
+            _ => {
+                eprintln!("{USAGE}");
+                ExitCode::from(2)
+            }
+        }
+    }
+}
+
+const USAGE: &str = "\
+usage: <pack> index [--pack-dir D] [--output P] [--artifact-version V] [--published-at T] [--json]
+       <pack> serve [--index P] [--module-root D] [--host H]
+
+index  writes the pack index (default: <pack-dir>/index.json)
+serve  runs the pack service (pack protocol v2)";

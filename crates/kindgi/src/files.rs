@@ -1,0 +1,268 @@
+//! A tool call's files (protocol 2.10.0): store bytes with the runtime and
+//! read files back, through the call's own token.
+
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use kindgi_protocol::{FileValue, NotRead, NotStored, ReadAnswer, Secret, StoreAnswer, headers};
+use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+
+/// What `encodeURIComponent` leaves alone: letters, digits and `-_.!~*'()`.
+const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
+    .remove(b'-')
+    .remove(b'_')
+    .remove(b'.')
+    .remove(b'!')
+    .remove(b'~')
+    .remove(b'*')
+    .remove(b'\'')
+    .remove(b'(')
+    .remove(b')');
+
+/// Percent-encodes UTF-8 text the way JavaScript's `encodeURIComponent` does.
+///
+/// ```
+/// assert_eq!(kindgi::encode_component("café report.pdf"), "caf%C3%A9%20report.pdf");
+/// ```
+pub fn encode_component(text: &str) -> String {
+    utf8_percent_encode(text, COMPONENT).to_string()
+}
+
+/// How many times a busy (503) or rate-limited (429) answer is retried.
+const MAX_RETRIES: u32 = 5;
+
+/// The handle a tool that declares `storesFiles` / `readsFiles` gets for
+/// its call's files ([`crate::ToolContext::files`]).
+///
+/// The call's token travels only to the runtime's files URL, only in the
+/// `Authorization` header, and is never logged.
+#[derive(Debug, Clone)]
+pub struct Files {
+    client: reqwest::Client,
+    url: String,
+    token: Secret,
+    stores: bool,
+    reads: bool,
+    has_idempotency_key: bool,
+    deadline: Instant,
+}
+
+/// The call carries no files grant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("this call has no files: the runtime sent no files grant for it")]
+pub struct FilesNotAvailable;
+
+/// What a store answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Stored {
+    /// The stored file: return it in the output's top-level `files`.
+    File(FileValue),
+    /// Nothing stored, and why.
+    NotStored(NotStored),
+}
+
+/// What a read answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Read {
+    /// The file's bytes.
+    Bytes(Bytes),
+    /// Nothing read, and why.
+    NotRead(NotRead),
+}
+
+/// Why a store or read didn't get an answer from the runtime.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FilesError {
+    /// The tool doesn't declare `storesFiles` (or `readsFiles`).
+    #[error("the tool doesn't declare {0}")]
+    NotDeclared(&'static str),
+    /// Storing needs a call with an idempotency key.
+    #[error("files can be stored only on a call with an idempotency key")]
+    NoIdempotencyKey,
+    /// The runtime stayed busy (`tool-files-busy`) through every retry.
+    #[error("the runtime's file store stayed busy (tool-files-busy)")]
+    Busy,
+    /// The runtime kept refusing for the rate limit through every retry.
+    #[error("the runtime's file store kept answering 429 rate-limit-exceeded")]
+    RateLimited,
+    /// The call's deadline passed before an answer.
+    #[error("the call's deadline passed before the file store answered")]
+    Deadline,
+    /// The runtime refused the request (`{error:{code, message}}`).
+    #[error("the file store answered {status} {code}: {message}")]
+    Refused {
+        /// HTTP status.
+        status: u16,
+        /// The error code (`tool-file-token-closed`, …).
+        code: String,
+        /// The runtime's message.
+        message: String,
+    },
+    /// The request didn't reach the runtime, or its answer was unreadable.
+    #[error("the file store couldn't be reached: {0}")]
+    Transport(String),
+}
+
+impl FilesError {
+    fn transport(error: reqwest::Error) -> Self {
+        // reqwest's Display names the URL, never the Authorization header.
+        Self::Transport(error.without_url().to_string())
+    }
+}
+
+impl Files {
+    pub(crate) fn new(
+        client: reqwest::Client,
+        url: String,
+        token: Secret,
+        (stores, reads): (bool, bool),
+        has_idempotency_key: bool,
+        deadline: Instant,
+    ) -> Self {
+        Self {
+            client,
+            url: url.trim_end_matches('/').to_owned(),
+            token,
+            stores,
+            reads,
+            has_idempotency_key,
+            deadline,
+        }
+    }
+
+    /// Stores a file's bytes with the runtime.
+    ///
+    /// The runtime checks the bytes (they alone decide the type) and answers
+    /// the stored file, or why nothing was stored. Storing the same bytes
+    /// again in the same call answers the first file.
+    ///
+    /// # Errors
+    ///
+    /// [`FilesError`] when the tool doesn't declare `storesFiles`, the call
+    /// has no idempotency key, or the runtime refused or didn't answer.
+    /// A busy (503) or rate-limited (429) answer is retried after its
+    /// `Retry-After` while the call's deadline allows.
+    pub async fn store(
+        &self,
+        bytes: impl Into<Bytes>,
+        name: &str,
+        content_type: &str,
+    ) -> Result<Stored, FilesError> {
+        if !self.stores {
+            return Err(FilesError::NotDeclared("storesFiles"));
+        }
+        if !self.has_idempotency_key {
+            return Err(FilesError::NoIdempotencyKey);
+        }
+        let bytes = bytes.into();
+        let encoded_name = encode_component(name);
+        let response = self
+            .send(|| {
+                self.client
+                    .post(&self.url)
+                    .bearer_auth(self.token.expose())
+                    .header(http::header::CONTENT_TYPE, content_type)
+                    .header(headers::FILE_NAME, &encoded_name)
+                    .body(bytes.clone())
+            })
+            .await?;
+        let answer: StoreAnswer = response
+            .json()
+            .await
+            .map_err(|e| FilesError::Transport(format!("unreadable store answer: {e}")))?;
+        Ok(match answer {
+            StoreAnswer::Stored { file } => Stored::File(file),
+            StoreAnswer::NotStored { not_stored } => Stored::NotStored(not_stored),
+        })
+    }
+
+    /// Reads a file the call's run may be shown.
+    ///
+    /// # Errors
+    ///
+    /// As [`Files::store`], for `readsFiles`.
+    pub async fn read(&self, artifact_id: &str) -> Result<Read, FilesError> {
+        if !self.reads {
+            return Err(FilesError::NotDeclared("readsFiles"));
+        }
+        let url = format!("{}/{}", self.url, encode_component(artifact_id));
+        let response = self
+            .send(|| self.client.get(&url).bearer_auth(self.token.expose()))
+            .await?;
+        let is_json = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|v| v.contains("application/json"));
+        let body = response.bytes().await.map_err(FilesError::transport)?;
+        if is_json {
+            let answer: ReadAnswer = serde_json::from_slice(&body)
+                .map_err(|e| FilesError::Transport(format!("unreadable read answer: {e}")))?;
+            return Ok(Read::NotRead(answer.not_read));
+        }
+        Ok(Read::Bytes(body))
+    }
+
+    /// Sends a request, retrying 503 and 429 after `Retry-After` within the
+    /// deadline, and turns a non-200 answer into an error.
+    async fn send(
+        &self,
+        request: impl Fn() -> reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, FilesError> {
+        let mut attempt = 0;
+        loop {
+            let remaining = self
+                .deadline
+                .checked_duration_since(Instant::now())
+                .ok_or(FilesError::Deadline)?;
+            let response = request()
+                .timeout(remaining)
+                .send()
+                .await
+                .map_err(|e| {
+                    if e.is_timeout() {
+                        FilesError::Deadline
+                    } else {
+                        FilesError::transport(e)
+                    }
+                })?;
+            let status = response.status().as_u16();
+            if status == 200 {
+                return Ok(response);
+            }
+            if matches!(status, 429 | 503) && attempt < MAX_RETRIES {
+                let wait = retry_after(&response);
+                if Instant::now() + wait < self.deadline {
+                    attempt += 1;
+                    tokio::time::sleep(wait).await;
+                    continue;
+                }
+            }
+            return Err(refusal(status, response).await);
+        }
+    }
+}
+
+fn retry_after(response: &reqwest::Response) -> Duration {
+    let seconds = response
+        .headers()
+        .get(http::header::RETRY_AFTER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .unwrap_or(1);
+    Duration::from_secs(seconds.min(60))
+}
+
+async fn refusal(status: u16, response: reqwest::Response) -> FilesError {
+    let body: serde_json::Value = response.json().await.unwrap_or_default();
+    let code = body["error"]["code"].as_str().unwrap_or("").to_owned();
+    match (status, code.as_str()) {
+        (503, "tool-files-busy") => FilesError::Busy,
+        (429, _) => FilesError::RateLimited,
+        _ => FilesError::Refused {
+            status,
+            message: body["error"]["message"].as_str().unwrap_or("").to_owned(),
+            code,
+        },
+    }
+}

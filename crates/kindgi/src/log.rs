@@ -1,0 +1,292 @@
+//! The pack service's log records (CONTRACT §2): one JSON object a line on
+//! stderr, or a readable line on a terminal. This is the one place that
+//! formats them.
+
+use std::io::{IsTerminal, Write};
+use std::sync::Mutex;
+use std::sync::mpsc::{Sender, channel};
+use std::thread::JoinHandle;
+
+use serde_json::Value;
+use time::OffsetDateTime;
+use time::macros::format_description;
+
+/// A record's level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Level {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl Level {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warn => "warn",
+            Self::Info => "info",
+            Self::Debug => "debug",
+            Self::Trace => "trace",
+        }
+    }
+
+    fn severity(self) -> &'static str {
+        match self {
+            Self::Error => "ERROR",
+            Self::Warn => "WARNING",
+            Self::Info => "INFO",
+            Self::Debug | Self::Trace => "DEBUG",
+        }
+    }
+
+    fn parse(raw: &str) -> Option<Self> {
+        Some(match raw {
+            "error" => Self::Error,
+            "warn" => Self::Warn,
+            "info" => Self::Info,
+            "debug" => Self::Debug,
+            "trace" => Self::Trace,
+            _ => return None,
+        })
+    }
+}
+
+/// The correlation ids a record may carry, in the order they are written.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ids {
+    pub(crate) trace_id: Option<String>,
+    pub(crate) span_id: Option<String>,
+    pub(crate) request_id: Option<String>,
+    pub(crate) tenant_id: Option<String>,
+    pub(crate) project_id: Option<String>,
+    pub(crate) org_id: Option<String>,
+    pub(crate) run_id: Option<String>,
+    pub(crate) tool_id: Option<String>,
+}
+
+impl Ids {
+    fn pairs(&self) -> [(&'static str, &Option<String>); 8] {
+        [
+            ("traceId", &self.trace_id),
+            ("spanId", &self.span_id),
+            ("requestId", &self.request_id),
+            ("tenantId", &self.tenant_id),
+            ("projectId", &self.project_id),
+            ("orgId", &self.org_id),
+            ("runId", &self.run_id),
+            ("toolId", &self.tool_id),
+        ]
+    }
+}
+
+/// One log record: level, message, ids, then its own fields in order.
+#[derive(Debug, Clone)]
+pub(crate) struct Record {
+    level: Level,
+    message: String,
+    ids: Option<Ids>,
+    fields: Vec<(&'static str, Value)>,
+}
+
+impl Record {
+    pub(crate) fn new(level: Level, message: impl Into<String>) -> Self {
+        Self {
+            level,
+            message: message.into(),
+            ids: None,
+            fields: Vec::new(),
+        }
+    }
+
+    /// A lifecycle record: `event` and `kind` both set to its name.
+    pub(crate) fn lifecycle(level: Level, kind: &'static str, message: impl Into<String>) -> Self {
+        Self::new(level, message)
+            .field("event", kind)
+            .field("kind", kind)
+    }
+
+    pub(crate) fn ids(mut self, ids: Ids) -> Self {
+        self.ids = Some(ids);
+        self
+    }
+
+    pub(crate) fn field(mut self, key: &'static str, value: impl Into<Value>) -> Self {
+        self.fields.push((key, value.into()));
+        self
+    }
+
+    fn json_line(&self, time: &str) -> String {
+        let mut out = String::with_capacity(256);
+        out.push('{');
+        let mut first = true;
+        let mut put = |out: &mut String, key: &str, value: &Value| {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            out.push_str(&Value::from(key).to_string());
+            out.push(':');
+            out.push_str(&value.to_string());
+        };
+        put(&mut out, "time", &Value::from(time));
+        put(&mut out, "level", &Value::from(self.level.name()));
+        put(&mut out, "severity", &Value::from(self.level.severity()));
+        put(&mut out, "subsystem", &Value::from("pack"));
+        put(&mut out, "message", &Value::from(self.message.as_str()));
+        if let Some(ids) = &self.ids {
+            for (key, value) in ids.pairs() {
+                if let Some(value) = value {
+                    put(&mut out, key, &Value::from(value.as_str()));
+                }
+            }
+        }
+        for (key, value) in &self.fields {
+            put(&mut out, key, value);
+        }
+        out.push_str("}\n");
+        out
+    }
+
+    fn pretty_line(&self, time: &str) -> String {
+        let mut out = format!("{time} {:<5} {}", self.level.name().to_uppercase(), self.message);
+        if let Some(ids) = &self.ids {
+            for (key, value) in ids.pairs() {
+                if let Some(value) = value {
+                    out.push_str(&format!(" {key}={value}"));
+                }
+            }
+        }
+        for (key, value) in &self.fields {
+            if *key != "event" && *key != "kind" {
+                out.push_str(&format!(" {key}={value}"));
+            }
+        }
+        out.push('\n');
+        out
+    }
+}
+
+fn now() -> String {
+    let format = format_description!(
+        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+    );
+    OffsetDateTime::now_utc()
+        .format(&format)
+        .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned())
+}
+
+/// Where records go: stderr, directly until [`Logger::start_writer`], then
+/// through a writer thread so that no async worker waits on the terminal
+/// or a pipe.
+#[derive(Debug)]
+pub(crate) struct Logger {
+    json: bool,
+    level: Level,
+    writer: Mutex<Option<(Sender<String>, JoinHandle<()>)>>,
+}
+
+impl Logger {
+    /// Reads `KINDGI_LOG_FORMAT` and `KINDGI_LOG_LEVEL`.
+    pub(crate) fn from_env() -> Self {
+        let format = std::env::var("KINDGI_LOG_FORMAT").unwrap_or_default();
+        let json = match format.as_str() {
+            "json" => true,
+            "pretty" => false,
+            _ => !std::io::stderr().is_terminal(),
+        };
+        let level = std::env::var("KINDGI_LOG_LEVEL")
+            .ok()
+            .and_then(|l| Level::parse(&l))
+            .unwrap_or(Level::Info);
+        Self {
+            json,
+            level,
+            writer: Mutex::new(None),
+        }
+    }
+
+    /// Starts the writer thread. Call it once the process may have threads.
+    pub(crate) fn start_writer(&self) {
+        let (sender, receiver) = channel::<String>();
+        let spawned = std::thread::Builder::new()
+            .name("kindgi-log".to_owned())
+            .spawn(move || {
+                let stderr = std::io::stderr();
+                for line in receiver {
+                    let mut lock = stderr.lock();
+                    let _ = lock.write_all(line.as_bytes());
+                    let _ = lock.flush();
+                }
+            });
+        if let (Ok(handle), Ok(mut writer)) = (spawned, self.writer.lock()) {
+            *writer = Some((sender, handle));
+        }
+    }
+
+    /// Writes every record still queued, and stops the writer thread.
+    pub(crate) fn flush(&self) {
+        let taken = self.writer.lock().ok().and_then(|mut w| w.take());
+        if let Some((sender, handle)) = taken {
+            drop(sender);
+            let _ = handle.join();
+        }
+    }
+
+    pub(crate) fn enabled(&self, level: Level) -> bool {
+        level <= self.level
+    }
+
+    pub(crate) fn log(&self, record: Record) {
+        if !self.enabled(record.level) {
+            return;
+        }
+        let time = now();
+        let line = if self.json {
+            record.json_line(&time)
+        } else {
+            record.pretty_line(&time)
+        };
+        if let Ok(writer) = self.writer.lock() {
+            if let Some((sender, _)) = writer.as_ref() {
+                if sender.send(line).is_ok() {
+                    return;
+                }
+                // The writer thread is gone: fall through and write directly.
+                let mut stderr = std::io::stderr().lock();
+                let _ = stderr.write_all(record.json_line(&time).as_bytes());
+                return;
+            }
+        }
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(line.as_bytes());
+        let _ = stderr.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_field_order() {
+        let record = Record::lifecycle(Level::Info, "listening", "Listening on port 1")
+            .field("port", 1)
+            .ids(Ids {
+                run_id: Some("r".into()),
+                trace_id: Some("t".into()),
+                ..Ids::default()
+            });
+        assert_eq!(
+            record.json_line("2026-01-01T00:00:00.000Z"),
+            "{\"time\":\"2026-01-01T00:00:00.000Z\",\"level\":\"info\",\"severity\":\"INFO\",\"subsystem\":\"pack\",\"message\":\"Listening on port 1\",\"traceId\":\"t\",\"runId\":\"r\",\"event\":\"listening\",\"kind\":\"listening\",\"port\":1}\n"
+        );
+    }
+
+    #[test]
+    fn severities() {
+        assert_eq!(Level::Warn.severity(), "WARNING");
+        assert_eq!(Level::Trace.severity(), "DEBUG");
+    }
+}

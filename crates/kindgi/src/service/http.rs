@@ -1,0 +1,201 @@
+//! The HTTP surface (CONTRACT §3): routes, the order of their checks, and
+//! the exact bodies.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use http::{HeaderMap, Method, Request, StatusCode};
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use kindgi_protocol::{Request as Message, headers, parse_request};
+use subtle::ConstantTimeEq;
+
+use super::invoke::{Answer, CallMeta, deadline_after, run_check, run_tool};
+use super::state::ServiceState;
+use super::traceparent::trace_ids;
+
+/// An HTTP answer.
+pub(crate) type HttpResponse = hyper::Response<Full<Bytes>>;
+
+/// How long a client may take to send a request body.
+const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+
+fn json(status: StatusCode, body: impl Into<Bytes>) -> HttpResponse {
+    let mut response = hyper::Response::new(Full::new(body.into()));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    response
+}
+
+fn error(status: StatusCode, message: &str) -> HttpResponse {
+    json(status, serde_json::json!({ "error": message }).to_string())
+}
+
+fn unavailable(body: serde_json::Value) -> HttpResponse {
+    let mut response = json(StatusCode::SERVICE_UNAVAILABLE, body.to_string());
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, http::HeaderValue::from_static("1"));
+    response
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The first reason the service can't take a call, as its 503 answer.
+fn not_serving(state: &ServiceState) -> Option<HttpResponse> {
+    if state.is_draining() {
+        return Some(unavailable(serde_json::json!({"error": "draining"})));
+    }
+    if state.blocked_by_env() {
+        return Some(unavailable(
+            serde_json::json!({"error": "missing env", "missingEnv": state.missing_env}),
+        ));
+    }
+    None
+}
+
+fn token_ok(state: &ServiceState, headers: &HeaderMap) -> bool {
+    let sent = headers
+        .get(headers::PACK_TOKEN)
+        .map(|v| v.as_bytes())
+        .unwrap_or_default();
+    bool::from(sent.ct_eq(state.token.as_bytes()))
+}
+
+fn tenant_ok(state: &ServiceState, headers: &HeaderMap) -> bool {
+    match &state.tenant_id {
+        None => true,
+        Some(pinned) => header(headers, headers::TENANT_ID).is_some_and(|t| t == pinned),
+    }
+}
+
+fn tenant_mismatch() -> HttpResponse {
+    json(
+        StatusCode::MISDIRECTED_REQUEST,
+        r#"{"code":"pack-tenant-mismatch"}"#,
+    )
+}
+
+/// Answers one request.
+pub(crate) async fn handle(
+    state: Arc<ServiceState>,
+    request: Request<Incoming>,
+) -> Result<HttpResponse, Infallible> {
+    let method = request.method().clone();
+    let expect = |want: Method| -> Option<HttpResponse> {
+        (method != want).then(|| {
+            error(
+                StatusCode::METHOD_NOT_ALLOWED,
+                if want == Method::GET { "Use GET" } else { "Use POST" },
+            )
+        })
+    };
+    let response = match request.uri().path() {
+        "/healthz" => expect(Method::GET)
+            .unwrap_or_else(|| json(StatusCode::OK, r#"{"status":"ok"}"#)),
+        "/readyz" => expect(Method::GET).unwrap_or_else(|| {
+            not_serving(&state).unwrap_or_else(|| json(StatusCode::OK, r#"{"status":"ready"}"#))
+        }),
+        "/v1/info" => {
+            if let Some(refused) = expect(Method::GET) {
+                refused
+            } else if !token_ok(&state, request.headers()) {
+                error(StatusCode::UNAUTHORIZED, "Bad pack token")
+            } else if !tenant_ok(&state, request.headers()) {
+                tenant_mismatch()
+            } else {
+                json(StatusCode::OK, state.info_body.clone())
+            }
+        }
+        "/v1/invoke" => match expect(Method::POST) {
+            Some(refused) => refused,
+            None => invoke(state, request).await,
+        },
+        path => error(StatusCode::NOT_FOUND, &format!("No route {path}")),
+    };
+    Ok(response)
+}
+
+async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpResponse {
+    let headers = request.headers();
+    if !token_ok(&state, headers) {
+        return error(StatusCode::UNAUTHORIZED, "Bad pack token");
+    }
+    if !tenant_ok(&state, headers) {
+        return tenant_mismatch();
+    }
+    if let Some(refused) = not_serving(&state) {
+        return refused;
+    }
+    let Ok(permit) = Arc::clone(&state.capacity).try_acquire_owned() else {
+        return unavailable(serde_json::json!({"error": "overloaded"}));
+    };
+    let _in_flight = state.in_flight.enter();
+    if !header(headers, CONTENT_TYPE.as_str()).is_some_and(|t| t.contains("application/json")) {
+        return error(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "Content-Type must be application/json",
+        );
+    }
+    let too_large = || error(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
+    let declared = header(headers, CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > headers::MAX_BODY_BYTES as u64) {
+        return too_large();
+    }
+    let timeout_ms = headers::parse_timeout_ms(header(headers, headers::TIMEOUT_MS));
+    let trace = header(headers, headers::TRACEPARENT).and_then(trace_ids);
+    let header_request_id = header(headers, headers::REQUEST_ID).map(str::to_owned);
+
+    let body = Limited::new(request.into_body(), headers::MAX_BODY_BYTES);
+    let body = match tokio::time::timeout(BODY_TIMEOUT, body.collect()).await {
+        Ok(Ok(collected)) => collected.to_bytes(),
+        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
+        Ok(Err(_)) | Err(_) => {
+            return error(StatusCode::BAD_REQUEST, "The request body could not be read");
+        }
+    };
+    let started = Instant::now();
+    let message = match parse_request(&body) {
+        Ok(message) => message,
+        Err(e) => return answer(&state, started, Answer::Message(e.into())),
+    };
+    let meta = CallMeta {
+        started,
+        deadline: deadline_after(timeout_ms),
+        trace,
+        header_request_id,
+    };
+    let outcome = match message {
+        Message::Invoke(call) => run_tool(&state, call, meta).await,
+        Message::CheckInvoke(call) => run_check(&state, call, &meta),
+    };
+    let response = answer(&state, started, outcome);
+    drop(permit);
+    response
+}
+
+fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpResponse {
+    match outcome {
+        Answer::TenantMismatch => tenant_mismatch(),
+        Answer::Message(message) => {
+            let body = serde_json::to_vec(&message).unwrap_or_default();
+            let mut response = json(StatusCode::OK, body);
+            let headers = response.headers_mut();
+            headers.insert(
+                headers::DURATION_MS,
+                http::HeaderValue::from(started.elapsed().as_millis() as u64),
+            );
+            if let Ok(version) = http::HeaderValue::from_str(&state.index.artifact_version) {
+                headers.insert(headers::ARTIFACT_VERSION, version);
+            }
+            response
+        }
+    }
+}

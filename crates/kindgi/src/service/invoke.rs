@@ -1,0 +1,478 @@
+//! Running one call: resolve the tool or check, validate, run the handler
+//! under its deadline and cancellation, validate what it produced.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use kindgi_protocol::{
+    CheckInvoke, ErrorCode, ErrorResponse, Issue, Response, ToolInvoke, ToolPause,
+};
+use serde_json::Value;
+use tokio_util::task::AbortOnDropHandle;
+
+use super::state::{ServiceState, ToolRuntime};
+use crate::authoring::check::CheckOutcome;
+use crate::authoring::tool::{Handler, Outcome, ReplyValue};
+use crate::error::{cause_of_dyn, cause_of_panic};
+use crate::files::Files;
+use crate::log::{Ids, Level, Record};
+use crate::{CancelReason, Cancellation, ToolContext, ToolError};
+
+/// What an invoke answers: a message (200), or a tenant refusal (421).
+#[derive(Debug)]
+pub(crate) enum Answer {
+    Message(Response),
+    TenantMismatch,
+}
+
+/// The transport's facts about a call.
+#[derive(Debug, Clone)]
+pub(crate) struct CallMeta {
+    pub(crate) started: Instant,
+    pub(crate) deadline: Instant,
+    pub(crate) trace: Option<(String, String)>,
+    pub(crate) header_request_id: Option<String>,
+}
+
+/// Logs the call's `call` record when it ends — also when the caller goes
+/// away and the call's future is dropped, which makes it `cancelled`.
+struct CallRecord<'a> {
+    state: &'a ServiceState,
+    target: &'static str,
+    id: String,
+    ids: Ids,
+    started: Instant,
+    outcome: Option<String>,
+    cancellation: Cancellation,
+    ended_at: Arc<OnceLock<Instant>>,
+}
+
+impl CallRecord<'_> {
+    fn finish(&mut self, response: &Response) {
+        self.outcome = Some(
+            response
+                .error_code()
+                .map_or("ok", ErrorCode::as_str)
+                .to_owned(),
+        );
+    }
+}
+
+impl Drop for CallRecord<'_> {
+    fn drop(&mut self) {
+        let outcome = match self.outcome.take() {
+            Some(outcome) => outcome,
+            None => {
+                let _ = self.ended_at.set(Instant::now());
+                self.cancellation.cancel(CancelReason::Disconnected);
+                ErrorCode::Cancelled.as_str().to_owned()
+            }
+        };
+        let ms = self.started.elapsed().as_millis() as u64;
+        let level = if outcome == "ok" { Level::Info } else { Level::Warn };
+        let record = Record::new(
+            level,
+            format!("{} {} {outcome} {ms}ms", self.target, self.id),
+        )
+        .ids(std::mem::take(&mut self.ids))
+        .field("id", self.id.as_str())
+        .field("target", self.target)
+        .field("outcome", outcome)
+        .field("durationMs", ms)
+        .field("packId", self.state.index.pack_id.as_str())
+        .field("artifactVersion", self.state.index.artifact_version.as_str());
+        self.state.logger.log(record);
+    }
+}
+
+fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
+    Response::Error(ErrorResponse::new(code, message).for_tool(tool_id))
+}
+
+/// Runs a tool call.
+pub(crate) async fn run_tool(state: &ServiceState, invoke: ToolInvoke, meta: CallMeta) -> Answer {
+    if let Some(pinned) = &state.tenant_id {
+        if &invoke.ctx.tenant_id != pinned {
+            return Answer::TenantMismatch;
+        }
+    }
+    let id = invoke.tool.id.clone();
+    let cancellation = Cancellation::new();
+    let ended_at = Arc::new(OnceLock::new());
+    let mut record = CallRecord {
+        state,
+        target: "tool",
+        id: id.clone(),
+        ids: Ids {
+            trace_id: meta.trace.as_ref().map(|t| t.0.clone()),
+            span_id: meta.trace.as_ref().map(|t| t.1.clone()),
+            request_id: invoke
+                .ctx
+                .request_id
+                .clone()
+                .or_else(|| meta.header_request_id.clone()),
+            tenant_id: Some(invoke.ctx.tenant_id.clone()),
+            project_id: invoke.ctx.project_id.clone(),
+            org_id: invoke.ctx.org_id.clone(),
+            run_id: Some(invoke.ctx.run_id.clone()),
+            tool_id: Some(id.clone()),
+        },
+        started: meta.started,
+        outcome: None,
+        cancellation: cancellation.clone(),
+        ended_at: Arc::clone(&ended_at),
+    };
+    let response = tool_response(state, invoke, &meta, cancellation, ended_at).await;
+    record.finish(&response);
+    Answer::Message(response)
+}
+
+async fn tool_response(
+    state: &ServiceState,
+    invoke: ToolInvoke,
+    meta: &CallMeta,
+    cancellation: Cancellation,
+    ended_at: Arc<OnceLock<Instant>>,
+) -> Response {
+    let id = invoke.tool.id.as_str();
+    let Some(tool) = state.tools.get(id) else {
+        return tool_error(
+            ErrorCode::ToolNotInPack,
+            id,
+            format!("This pack has no tool \"{id}\""),
+        );
+    };
+    let have = tool.entry.version.as_deref().unwrap_or_default();
+    if let Some(asked) = &invoke.tool.version {
+        if asked != have {
+            return tool_error(
+                ErrorCode::ToolVersionMismatch,
+                id,
+                format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
+            );
+        }
+    }
+    let mut input = invoke.input;
+    tool.input.fill_defaults(&mut input);
+    if let Err(issues) = tool.input.validate(&input) {
+        return Response::Error(
+            ErrorResponse::new(
+                ErrorCode::InputValidationFailed,
+                format!("Tool \"{id}\" input failed validation"),
+            )
+            .for_tool(id)
+            .with_issues(issues),
+        );
+    }
+    let ctx = context_for(state, tool, invoke.ctx, meta, cancellation.clone());
+    let can_pause = ctx.can_pause();
+    let outcome = run_handler(state, tool, input, ctx, meta, &cancellation, ended_at).await;
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(code) => {
+            let message = match code {
+                ErrorCode::DeadlineExceeded => format!("{id} passed its deadline"),
+                _ => format!("{id} was cancelled"),
+            };
+            return tool_error(code, id, message);
+        }
+    };
+    match outcome {
+        Outcome::Reply(ReplyValue::Output(output)) => match tool.output.validate(&output) {
+            Ok(()) => Response::result(output),
+            Err(issues) => Response::Error(
+                ErrorResponse::new(
+                    ErrorCode::OutputValidationFailed,
+                    format!("Tool \"{id}\" handler produced output that failed validation"),
+                )
+                .for_tool(id)
+                .with_issues(issues),
+            ),
+        },
+        Outcome::Reply(ReplyValue::Pause(pause)) => pause_response(tool, can_pause, pause),
+        Outcome::BadInput(message) => Response::Error(
+            ErrorResponse::new(
+                ErrorCode::InputValidationFailed,
+                format!("Tool \"{id}\" input failed validation"),
+            )
+            .for_tool(id)
+            .with_issues(vec![plain_issue(message)]),
+        ),
+        Outcome::BadOutput(message) => Response::Error(
+            ErrorResponse::new(
+                ErrorCode::OutputValidationFailed,
+                format!("Tool \"{id}\" handler produced output that failed validation"),
+            )
+            .for_tool(id)
+            .with_issues(vec![plain_issue(message)]),
+        ),
+        Outcome::Failed(error) => failure_response(id, &error),
+    }
+}
+
+/// An issue from serde rather than a schema keyword.
+fn plain_issue(message: String) -> Issue {
+    Issue {
+        instance_path: String::new(),
+        schema_path: None,
+        keyword: None,
+        params: None,
+        message,
+    }
+}
+
+fn pause_response(tool: &ToolRuntime, can_pause: bool, pause: crate::Pause) -> Response {
+    let id = tool.entry.id.as_str();
+    if !tool.entry.pauses || !can_pause {
+        return pause_not_available(id);
+    }
+    let timeout_ms = pause.timeout.map(|t| t.as_millis());
+    if let Some(ms) = timeout_ms {
+        if ms == 0 || ms > u128::from(ToolPause::MAX_TIMEOUT_MS) {
+            return tool_error(
+                ErrorCode::HandlerShapeInvalid,
+                id,
+                format!(
+                    "Tool \"{id}\" paused with timeoutMs {ms}: a pause waits between 1 ms and 24 days ({} ms)",
+                    ToolPause::MAX_TIMEOUT_MS
+                ),
+            );
+        }
+    }
+    Response::Pause(ToolPause {
+        v: kindgi_protocol::ProtocolV2,
+        timeout_ms: timeout_ms.map(|ms| ms as u64),
+        name: pause.name,
+    })
+}
+
+fn pause_not_available(id: &str) -> Response {
+    tool_error(
+        ErrorCode::PauseNotAvailable,
+        id,
+        format!("Tool \"{id}\" tried to pause, but the call carries no wait token"),
+    )
+}
+
+fn failure_response(id: &str, error: &ToolError) -> Response {
+    if let Some(connection) = error.rejected_connection() {
+        let mut e = ErrorResponse::new(
+            ErrorCode::ConnectionRejected,
+            format!("Tool \"{id}\" was refused by the app of connection \"{connection}\""),
+        )
+        .for_tool(id);
+        e.connection = Some(connection.to_owned());
+        return Response::Error(e);
+    }
+    if error.is_pause_not_available() {
+        return pause_not_available(id);
+    }
+    let cause = error
+        .cause()
+        .cloned()
+        .unwrap_or_else(|| cause_of_dyn("Error", &std::fmt::Error));
+    Response::Error(
+        ErrorResponse::new(
+            ErrorCode::HandlerThrow,
+            format!("Handler for tool \"{id}\" threw: {}: {}", cause.name, cause.message),
+        )
+        .for_tool(id)
+        .with_cause(cause),
+    )
+}
+
+fn context_for(
+    state: &ServiceState,
+    tool: &ToolRuntime,
+    mut call: kindgi_protocol::CallContext,
+    meta: &CallMeta,
+    cancellation: Cancellation,
+) -> ToolContext {
+    let wait_token = if tool.entry.pauses {
+        call.wait_token.take()
+    } else {
+        None
+    };
+    let files = match call.tool_files.take() {
+        Some(grant) if tool.entry.stores_files || tool.entry.reads_files => Some(Files::new(
+            state.http.clone(),
+            grant.url,
+            grant.token,
+            (tool.entry.stores_files, tool.entry.reads_files),
+            call.idempotency_key.is_some(),
+            meta.deadline,
+        )),
+        _ => None,
+    };
+    ToolContext::new(
+        &tool.entry.id,
+        call,
+        wait_token,
+        files,
+        cancellation,
+        meta.deadline,
+    )
+}
+
+/// Runs the handler until it answers or the deadline passes. A panic is a
+/// thrown error; an async handler still running at the deadline is dropped,
+/// a blocking one is told through its cancellation and, if it finishes
+/// later, logged `handler-finished-late`.
+async fn run_handler(
+    state: &ServiceState,
+    tool: &ToolRuntime,
+    input: Value,
+    ctx: ToolContext,
+    meta: &CallMeta,
+    cancellation: &Cancellation,
+    ended_at: Arc<OnceLock<Instant>>,
+) -> Result<Outcome, ErrorCode> {
+    let joined = match &tool.handler {
+        Handler::Async(handler) => {
+            let task = AbortOnDropHandle::new(tokio::spawn(handler(input, ctx)));
+            tokio::time::timeout_at(meta.deadline.into(), task).await
+        }
+        Handler::Blocking(handler) => {
+            let handler = Arc::clone(handler);
+            let logger = Arc::clone(&state.logger);
+            let id = tool.entry.id.clone();
+            let ended = Arc::clone(&ended_at);
+            let task = tokio::task::spawn_blocking(move || {
+                let outcome = handler(input, ctx);
+                if let Some(at) = ended.get() {
+                    let after = at.elapsed().as_millis() as u64;
+                    logger.log(
+                        Record::lifecycle(
+                            Level::Warn,
+                            "handler-finished-late",
+                            format!("tool {id} finished {after} ms after its call ended"),
+                        )
+                        .field("afterMs", after),
+                    );
+                }
+                outcome
+            });
+            tokio::time::timeout_at(meta.deadline.into(), task).await
+        }
+    };
+    match joined {
+        Ok(Ok(outcome)) => Ok(outcome),
+        Ok(Err(join_error)) => match join_error.try_into_panic() {
+            Ok(payload) => Ok(Outcome::Failed(panic_error(&*payload))),
+            Err(_) => Err(ErrorCode::Cancelled),
+        },
+        Err(_elapsed) => {
+            let _ = ended_at.set(Instant::now());
+            cancellation.cancel(CancelReason::Deadline);
+            Err(ErrorCode::DeadlineExceeded)
+        }
+    }
+}
+
+fn panic_error(payload: &(dyn std::any::Any + Send)) -> ToolError {
+    let cause = cause_of_panic(payload);
+    ToolError::new(cause.name, cause.message)
+}
+
+/// Runs a check call.
+pub(crate) fn run_check(state: &ServiceState, invoke: CheckInvoke, meta: &CallMeta) -> Answer {
+    let id = invoke.check.id.clone();
+    let mut record = CallRecord {
+        state,
+        target: "check",
+        id: id.clone(),
+        ids: Ids {
+            trace_id: meta.trace.as_ref().map(|t| t.0.clone()),
+            span_id: meta.trace.as_ref().map(|t| t.1.clone()),
+            request_id: meta.header_request_id.clone(),
+            ..Ids::default()
+        },
+        started: meta.started,
+        outcome: None,
+        cancellation: Cancellation::new(),
+        ended_at: Arc::new(OnceLock::new()),
+    };
+    let response = check_response(state, invoke);
+    record.finish(&response);
+    Answer::Message(response)
+}
+
+fn check_error(code: ErrorCode, id: &str, message: String) -> ErrorResponse {
+    ErrorResponse::new(code, message).for_check(id)
+}
+
+fn check_response(state: &ServiceState, invoke: CheckInvoke) -> Response {
+    let id = invoke.check.id.as_str();
+    let Some(check) = state.checks.get(id) else {
+        return check_error(
+            ErrorCode::CheckNotInPack,
+            id,
+            format!("This pack has no check \"{id}\""),
+        )
+        .into();
+    };
+    let config = Value::Object(invoke.config);
+    if let Some(validator) = &check.config {
+        if let Err(issues) = validator.validate(&config) {
+            let first = issues.first();
+            let at = first
+                .map(|i| i.instance_path.as_str())
+                .filter(|p| !p.is_empty())
+                .map(|p| format!(" at {p}"))
+                .unwrap_or_default();
+            let message = first.map(|i| i.message.as_str()).unwrap_or("invalid");
+            return check_error(
+                ErrorCode::InputValidationFailed,
+                id,
+                format!("Check \"{id}\" config failed validation{at}: {message}"),
+            )
+            .with_issues(issues)
+            .into();
+        }
+    }
+    let Value::Object(config) = config else {
+        return check_error(
+            ErrorCode::MalformedMessage,
+            id,
+            "`config` must be an object".to_owned(),
+        )
+        .into();
+    };
+    let evaluate = &check.evaluate;
+    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| evaluate(config, invoke.trace)))
+        .unwrap_or_else(|payload| CheckOutcome::Failed(panic_error(&*payload)));
+    match outcome {
+        CheckOutcome::Result(result) => Response::check_result(result),
+        CheckOutcome::BadConfig(message) => check_error(
+            ErrorCode::InputValidationFailed,
+            id,
+            format!("Check \"{id}\" config failed validation: {message}"),
+        )
+        .with_issues(vec![plain_issue(message)])
+        .into(),
+        CheckOutcome::Failed(error) => {
+            let cause = error
+                .cause()
+                .cloned()
+                .unwrap_or_else(|| cause_of_dyn("Error", &std::fmt::Error));
+            check_error(
+                ErrorCode::HandlerThrow,
+                id,
+                format!(
+                    "Check \"{id}\" evaluate() threw: {}: {}",
+                    cause.name, cause.message
+                ),
+            )
+            .with_cause(cause)
+            .into()
+        }
+    }
+}
+
+/// The deadline of a call whose body was just parsed.
+pub(crate) fn deadline_after(timeout_ms: u64) -> Instant {
+    let now = Instant::now();
+    now.checked_add(Duration::from_millis(timeout_ms))
+        .unwrap_or(now + Duration::from_secs(365 * 24 * 3600))
+}

@@ -1,0 +1,350 @@
+//! The pack service: `<pack> serve` runs the pack's code for a Kindgi
+//! runtime over pack protocol v2.
+
+mod config;
+mod env_filter;
+mod http;
+mod invoke;
+mod process_env;
+mod state;
+mod traceparent;
+
+use std::collections::{BTreeSet, HashMap};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use kindgi_protocol::PackIndex;
+use kindgi_validate::Validator;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+
+use self::config::{ProcessEnv, ServiceConfig, parse_config};
+use self::state::{CheckRuntime, InFlight, ServiceState, ToolRuntime, info_body};
+use crate::Pack;
+use crate::log::{Level, Logger, Record};
+
+/// How long SIGTERM waits for the calls in flight.
+const DRAIN_WINDOW: Duration = Duration::from_secs(8);
+/// How long a client may take to send its request's headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Runs `serve` with the arguments after it.
+pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
+    let logger = Arc::new(Logger::from_env());
+    let config = match parse_config(args, &ProcessEnv) {
+        Ok(config) => config,
+        Err(problems) => {
+            logger.log(
+                Record::lifecycle(
+                    Level::Error,
+                    "config-invalid",
+                    "The pack service configuration is invalid",
+                )
+                .field("problems", problems),
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    process_env::remove_vars(["KINDGI_PACK_SERVICE_TOKEN"]);
+    let state = match boot(&pack, &config, &logger) {
+        Ok(state) => state,
+        Err(problems) => {
+            logger.log(
+                Record::lifecycle(Level::Error, "boot-failed", "The pack service failed to boot")
+                    .field("problems", problems),
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    logger.start_writer();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("kindgi-worker")
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            logger.log(
+                Record::lifecycle(Level::Error, "boot-failed", "The pack service failed to boot")
+                    .field("problems", vec![format!("Cannot start the async runtime: {e}")]),
+            );
+            logger.flush();
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(serve(Arc::new(state), &config));
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    logger.flush();
+    code
+}
+
+/// Reads the index and readies every tool and check, in the contract's
+/// boot order; returns every problem of the first step that has any.
+fn boot(pack: &Pack, config: &ServiceConfig, logger: &Arc<Logger>) -> Result<ServiceState, Vec<String>> {
+    let bytes = std::fs::read(&config.index)
+        .map_err(|e| vec![format!("Cannot read the pack index: {e}")])?;
+    let raw: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| vec![format!("Cannot read the pack index: {e}")])?;
+    if raw.get("v") != Some(&Value::from(1)) {
+        let v = raw.get("v").map_or_else(|| "undefined".to_owned(), Value::to_string);
+        return Err(vec![format!("Index envelope v{v} is not v1")]);
+    }
+    let index: PackIndex = serde_json::from_value(raw)
+        .map_err(|e| vec![format!("Cannot read the pack index: {e}")])?;
+    let index_hash = format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
+
+    check_modules(pack, &index)?;
+
+    let declared: Vec<String> = index
+        .env
+        .iter()
+        .flat_map(|env| env.required.iter().chain(env.optional.iter()).cloned())
+        .collect();
+    if config.env_filter {
+        let names = process_env::names();
+        let dropped = env_filter::dropped(names.iter().map(String::as_str), &declared);
+        if !dropped.is_empty() {
+            process_env::remove_vars(dropped.iter().map(String::as_str));
+            logger.log(
+                Record::lifecycle(Level::Warn, "env-dropped", env_filter::dropped_message(&dropped))
+                    .field("names", dropped),
+            );
+        }
+    }
+    let missing_env: Vec<String> = index
+        .env
+        .iter()
+        .flat_map(|env| env.required.iter())
+        .filter(|name| std::env::var_os(name.as_str()).is_none_or(|v| v.is_empty()))
+        .cloned()
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !missing_env.is_empty() {
+        let message = if missing_env.len() == 1 {
+            format!("The pack's env.required name has no value: {}", missing_env[0])
+        } else {
+            format!(
+                "The pack's env.required names have no value: {}",
+                missing_env.join(", ")
+            )
+        };
+        logger.log(
+            Record::lifecycle(Level::Warn, "missing-env", message)
+                .field("check", config.env_check.as_str())
+                .field("names", missing_env.clone()),
+        );
+    }
+
+    let (tools, checks) = load(pack, &index)?;
+    let capacity = Arc::new(Semaphore::new(config.max_concurrency));
+    Ok(ServiceState {
+        info_body: info_body(&index, &missing_env, &index_hash),
+        index,
+        tools,
+        checks,
+        token: config.token.clone(),
+        tenant_id: config.tenant_id.clone(),
+        env_check: config.env_check,
+        missing_env,
+        capacity,
+        draining: AtomicBool::new(false),
+        in_flight: Arc::new(InFlight::default()),
+        logger: Arc::clone(logger),
+        http: reqwest::Client::new(),
+    })
+}
+
+/// Every `modulePath` / `checkModulePath` the index names must be code
+/// this binary has.
+fn check_modules(pack: &Pack, index: &PackIndex) -> Result<(), Vec<String>> {
+    let have: BTreeSet<String> = pack
+        .tools
+        .iter()
+        .map(|t| t.source.module_path())
+        .chain(pack.guardrails.iter().map(|g| g.source.module_path()))
+        .collect();
+    let mut missing = Vec::new();
+    let named = index
+        .tools
+        .iter()
+        .map(|t| &t.module_path)
+        .chain(index.guardrails.iter().map(|g| &g.check_module_path));
+    for path in named {
+        if !have.contains(path) && !missing.contains(path) {
+            missing.push(path.clone());
+        }
+    }
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing
+            .into_iter()
+            .map(|path| format!("Missing module: {path}"))
+            .collect())
+    }
+}
+
+type Loaded = (HashMap<String, ToolRuntime>, HashMap<String, CheckRuntime>);
+
+/// Pairs each index entry with its code and compiles its schemas.
+fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
+    let mut problems = Vec::new();
+    let mut tools = HashMap::new();
+    for entry in &index.tools {
+        let handler = pack
+            .tools
+            .iter()
+            .find(|t| t.id == entry.id)
+            .and_then(|t| t.handler.clone());
+        let Some(handler) = handler else {
+            problems.push(format!("{}: this pack binary has no handler for it", entry.id));
+            continue;
+        };
+        let compiled = Validator::new(&entry.input)
+            .map_err(|e| format!("{}: its input schema doesn't compile: {e}", entry.id))
+            .and_then(|input| {
+                Validator::new(&entry.output)
+                    .map(|output| (input, output))
+                    .map_err(|e| format!("{}: its output schema doesn't compile: {e}", entry.id))
+            });
+        match compiled {
+            Ok((input, output)) => {
+                tools.insert(
+                    entry.id.clone(),
+                    ToolRuntime {
+                        entry: entry.clone(),
+                        handler,
+                        input,
+                        output,
+                    },
+                );
+            }
+            Err(problem) => problems.push(problem),
+        }
+    }
+    let mut checks = HashMap::new();
+    for entry in &index.guardrails {
+        let check_id = entry.effective_check_id().to_owned();
+        let evaluate = pack
+            .guardrails
+            .iter()
+            .find(|g| g.resolved_check_id() == check_id)
+            .and_then(|g| g.evaluate.clone());
+        let Some(evaluate) = evaluate else {
+            problems.push(format!("{check_id}: this pack binary has no check for it"));
+            continue;
+        };
+        let config = match entry.config_schema.as_ref().map(Validator::new).transpose() {
+            Ok(config) => config,
+            Err(e) => {
+                problems.push(format!("{check_id}: its config schema doesn't compile: {e}"));
+                continue;
+            }
+        };
+        checks.insert(
+            check_id,
+            CheckRuntime {
+                config,
+                evaluate,
+            },
+        );
+    }
+    if problems.is_empty() {
+        Ok((tools, checks))
+    } else {
+        Err(problems)
+    }
+}
+
+async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
+    let host = config.host.clone().unwrap_or_else(|| "0.0.0.0".to_owned());
+    let listener = match TcpListener::bind((host.as_str(), config.port)).await {
+        Ok(listener) => listener,
+        Err(e) => {
+            state.logger.log(
+                Record::lifecycle(Level::Error, "boot-failed", "The pack service failed to boot")
+                    .field(
+                        "problems",
+                        vec![format!("Cannot listen on {host}:{}: {e}", config.port)],
+                    ),
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(config.port);
+    state.logger.log(
+        Record::lifecycle(Level::Info, "listening", format!("Listening on port {port}"))
+            .field("port", port)
+            .field("packId", state.index.pack_id.as_str())
+            .field("artifactVersion", state.index.artifact_version.as_str()),
+    );
+    let accept = tokio::spawn(accept_loop(listener, Arc::clone(&state)));
+    shutdown_signal().await;
+    state.draining.store(true, Ordering::SeqCst);
+    state.logger.log(Record::lifecycle(
+        Level::Info,
+        "draining",
+        "Draining: finishing the calls in flight",
+    ));
+    let _ = tokio::time::timeout(DRAIN_WINDOW, state.in_flight.wait_idle()).await;
+    accept.abort();
+    state
+        .logger
+        .log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
+    ExitCode::SUCCESS
+}
+
+async fn accept_loop(listener: TcpListener, state: Arc<ServiceState>) {
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(_) => {
+                // Out of file descriptors or a connection reset before
+                // accept: back off briefly and go on serving.
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let state = Arc::clone(&state);
+        tokio::spawn(async move {
+            let service = service_fn(move |request| http::handle(Arc::clone(&state), request));
+            let _ = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+/// Resolves on SIGTERM (or Ctrl-C).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

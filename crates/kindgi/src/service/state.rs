@@ -1,0 +1,121 @@
+//! What the service knows once booted: the index, compiled validators,
+//! handlers, and the counters of its calls.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+use bytes::Bytes;
+use kindgi_protocol::{Info, InfoTool, PackIndex, ProtocolV2, ToolEntry};
+use kindgi_validate::Validator;
+use tokio::sync::{Notify, Semaphore};
+
+use super::config::EnvCheck;
+use crate::authoring::check::Evaluate;
+use crate::authoring::tool::Handler;
+use crate::log::Logger;
+
+/// A tool ready to run: its entry, handler and compiled schemas.
+pub(crate) struct ToolRuntime {
+    pub(crate) entry: ToolEntry,
+    pub(crate) handler: Handler,
+    pub(crate) input: Validator,
+    pub(crate) output: Validator,
+}
+
+/// A check ready to run.
+pub(crate) struct CheckRuntime {
+    pub(crate) config: Option<Validator>,
+    pub(crate) evaluate: Evaluate,
+}
+
+/// The booted service.
+pub(crate) struct ServiceState {
+    pub(crate) index: PackIndex,
+    pub(crate) tools: HashMap<String, ToolRuntime>,
+    pub(crate) checks: HashMap<String, CheckRuntime>,
+    pub(crate) token: String,
+    pub(crate) tenant_id: Option<String>,
+    pub(crate) env_check: EnvCheck,
+    pub(crate) missing_env: Vec<String>,
+    pub(crate) capacity: Arc<Semaphore>,
+    pub(crate) draining: AtomicBool,
+    pub(crate) in_flight: Arc<InFlight>,
+    pub(crate) logger: Arc<Logger>,
+    pub(crate) http: reqwest::Client,
+    pub(crate) info_body: Bytes,
+}
+
+impl ServiceState {
+    /// Whether invokes are refused for missing env.
+    pub(crate) fn blocked_by_env(&self) -> bool {
+        self.env_check == EnvCheck::Strict && !self.missing_env.is_empty()
+    }
+
+    pub(crate) fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::SeqCst)
+    }
+}
+
+/// The `/v1/info` body.
+pub(crate) fn info_body(index: &PackIndex, missing_env: &[String], index_hash: &str) -> Bytes {
+    let info = Info {
+        protocol: ProtocolV2,
+        pack_id: index.pack_id.clone(),
+        pack_version: index.pack_version.clone(),
+        artifact_version: index.artifact_version.clone(),
+        tools: index
+            .tools
+            .iter()
+            .map(|t| InfoTool {
+                id: t.id.clone(),
+                version: t.version.clone(),
+            })
+            .collect(),
+        checks: index
+            .guardrails
+            .iter()
+            .map(|g| g.effective_check_id().to_owned())
+            .collect(),
+        missing_env: missing_env.to_vec(),
+        index_hash: Some(index_hash.to_owned()),
+    };
+    Bytes::from(serde_json::to_vec(&info).unwrap_or_default())
+}
+
+/// Counts the calls in flight; the drain waits for zero.
+#[derive(Debug, Default)]
+pub(crate) struct InFlight {
+    count: AtomicUsize,
+    idle: Notify,
+}
+
+impl InFlight {
+    /// Counts a call until the guard drops.
+    pub(crate) fn enter(self: &Arc<Self>) -> InFlightGuard {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        InFlightGuard(Arc::clone(self))
+    }
+
+    /// Waits until no call is in flight.
+    pub(crate) async fn wait_idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if self.count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// One call in flight.
+pub(crate) struct InFlightGuard(Arc<InFlight>);
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}
