@@ -4,6 +4,8 @@
 //! - `kindgi call <tool-id> --input JSON`: one call through the pack client.
 //! - `kindgi info`: a pack service's `GET /v1/info`.
 
+mod call_cmd;
+mod link;
 mod runtime_cmd;
 
 use std::process::ExitCode;
@@ -26,6 +28,10 @@ struct Cli {
 enum Command {
     /// Start the dev runtime: tool-files API, wait links and dev admin API.
     Runtime(runtime_cmd::RuntimeArgs),
+    /// Run one tool call through the pack client and the dev runtime; print its output as JSON.
+    Call(call_cmd::CallArgs),
+    /// Print a pack service's `GET /v1/info`.
+    Info(call_cmd::InfoArgs),
 }
 
 fn main() -> ExitCode {
@@ -44,6 +50,8 @@ fn main() -> ExitCode {
     let result = rt.block_on(async {
         match cli.command {
             Command::Runtime(args) => runtime_cmd::run(args).await.map(|()| ExitCode::SUCCESS),
+            Command::Call(args) => call_cmd::call(args).await,
+            Command::Info(args) => call_cmd::info(args).await,
         }
     });
     match result {
