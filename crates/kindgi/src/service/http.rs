@@ -83,8 +83,27 @@ fn tenant_mismatch() -> HttpResponse {
     )
 }
 
+/// Answers one request; a panic in the service's own code is answered
+/// 500 (and logged by the panic hook) instead of dropping the connection.
+pub(crate) async fn answer_guarded(
+    state: Arc<ServiceState>,
+    request: Request<Incoming>,
+) -> Result<HttpResponse, Infallible> {
+    use futures::FutureExt as _;
+    match std::panic::AssertUnwindSafe(handle(state, request))
+        .catch_unwind()
+        .await
+    {
+        Ok(response) => response,
+        Err(_) => Ok(error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "The pack service failed",
+        )),
+    }
+}
+
 /// Answers one request.
-pub(crate) async fn handle(
+async fn handle(
     state: Arc<ServiceState>,
     request: Request<Incoming>,
 ) -> Result<HttpResponse, Infallible> {

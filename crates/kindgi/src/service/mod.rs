@@ -64,6 +64,7 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         }
     };
     logger.start_writer();
+    install_panic_hook(Arc::clone(&logger));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kindgi-worker")
@@ -316,7 +317,7 @@ async fn accept_loop(listener: TcpListener, state: Arc<ServiceState>) {
         let _ = stream.set_nodelay(true);
         let state = Arc::clone(&state);
         tokio::spawn(async move {
-            let service = service_fn(move |request| http::handle(Arc::clone(&state), request));
+            let service = service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
             let _ = http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
@@ -324,6 +325,32 @@ async fn accept_loop(listener: TcpListener, state: Arc<ServiceState>) {
                 .await;
         });
     }
+}
+
+/// Logs every panic as a record instead of the default message: a pack
+/// handler's panic also becomes its call's `handler-throw`, and a panic in
+/// the service itself a 500.
+fn install_panic_hook(logger: Arc<Logger>) {
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
+            .unwrap_or_default();
+        logger.log(
+            Record::lifecycle(Level::Error, "panic", format!("Panicked: {message}"))
+                .field("location", location)
+                .field(
+                    "thread",
+                    std::thread::current().name().unwrap_or("unnamed").to_owned(),
+                ),
+        );
+    }));
 }
 
 /// Resolves on SIGTERM (or Ctrl-C).
