@@ -34,7 +34,9 @@ pub struct FileValue {
 }
 
 /// The constant `"kindgi.file"` tag of a [`FileValue`].
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub enum FileValueType {
     /// `kindgi.file`.
     #[default]

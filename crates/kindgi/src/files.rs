@@ -215,17 +215,13 @@ impl Files {
                 .deadline
                 .checked_duration_since(Instant::now())
                 .ok_or(FilesError::Deadline)?;
-            let response = request()
-                .timeout(remaining)
-                .send()
-                .await
-                .map_err(|e| {
-                    if e.is_timeout() {
-                        FilesError::Deadline
-                    } else {
-                        FilesError::transport(e)
-                    }
-                })?;
+            let response = request().timeout(remaining).send().await.map_err(|e| {
+                if e.is_timeout() {
+                    FilesError::Deadline
+                } else {
+                    FilesError::transport(e)
+                }
+            })?;
             let status = response.status().as_u16();
             if status == 200 {
                 return Ok(response);

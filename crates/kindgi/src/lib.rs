@@ -47,6 +47,7 @@ mod log;
 mod schema;
 mod service;
 mod source;
+pub mod testing;
 
 pub use authoring::agent::Agent;
 pub use authoring::check::{Guardrail, IntoCheckResult, RunTrace};

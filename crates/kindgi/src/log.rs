@@ -150,7 +150,11 @@ impl Record {
     }
 
     fn pretty_line(&self, time: &str) -> String {
-        let mut out = format!("{time} {:<5} {}", self.level.name().to_uppercase(), self.message);
+        let mut out = format!(
+            "{time} {:<5} {}",
+            self.level.name().to_uppercase(),
+            self.message
+        );
         if let Some(ids) = &self.ids {
             for (key, value) in ids.pairs() {
                 if let Some(value) = value {
@@ -169,9 +173,8 @@ impl Record {
 }
 
 fn now() -> String {
-    let format = format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
+    let format =
+        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
     OffsetDateTime::now_utc()
         .format(&format)
         .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned())
@@ -203,6 +206,15 @@ impl Logger {
         Self {
             json,
             level,
+            writer: Mutex::new(None),
+        }
+    }
+
+    /// A logger that writes only errors, as JSON: for in-process tests.
+    pub(crate) fn quiet() -> Self {
+        Self {
+            json: true,
+            level: Level::Error,
             writer: Mutex::new(None),
         }
     }

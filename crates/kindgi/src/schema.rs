@@ -91,8 +91,7 @@ fn tidy(schema: &mut Value, in_all_of: bool) {
 /// Closes a struct's schema to other properties; members of an `allOf`
 /// stay open, since closing them would refuse each other's properties.
 fn close_object(map: &mut Map<String, Value>, in_all_of: bool) {
-    if !in_all_of && map.contains_key("properties") && !map.contains_key("additionalProperties")
-    {
+    if !in_all_of && map.contains_key("properties") && !map.contains_key("additionalProperties") {
         map.insert("additionalProperties".to_owned(), Value::Bool(false));
     }
 }

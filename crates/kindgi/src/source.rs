@@ -81,7 +81,10 @@ mod tests {
 
     #[test]
     fn lone_crate_and_absolute_and_windows() {
-        assert_eq!(module_path_of("src/tools/a.rs", "/home/me/pack"), "src/tools/a.rs");
+        assert_eq!(
+            module_path_of("src/tools/a.rs", "/home/me/pack"),
+            "src/tools/a.rs"
+        );
         assert_eq!(
             module_path_of("/home/me/pack/src/a.rs", "/home/me/pack"),
             "src/a.rs"

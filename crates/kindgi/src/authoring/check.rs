@@ -78,8 +78,7 @@ impl<T: IntoCheckResult, E: Into<ToolError>> IntoCheckResult for Result<T, E> {
 }
 
 /// The type-erased check the service calls: `(config, trace)`.
-pub(crate) type Evaluate =
-    Arc<dyn Fn(Map<String, Value>, Value) -> CheckOutcome + Send + Sync>;
+pub(crate) type Evaluate = Arc<dyn Fn(Map<String, Value>, Value) -> CheckOutcome + Send + Sync>;
 
 /// What a check produced.
 #[derive(Debug)]

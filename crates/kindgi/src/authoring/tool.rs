@@ -66,7 +66,10 @@ impl std::fmt::Debug for Tool {
             .field("id", &self.id)
             .field("version", &self.version)
             .field("source", &self.source)
-            .field("blocking", &matches!(self.handler, Some(Handler::Blocking(_))))
+            .field(
+                "blocking",
+                &matches!(self.handler, Some(Handler::Blocking(_))),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -379,12 +382,13 @@ impl Tool {
         E: Into<ToolError> + 'static,
     {
         self.set_types::<I, O>();
-        self.handler = Some(Handler::Blocking(Arc::new(move |input, ctx| {
-            match serde_json::from_value::<I>(input) {
-                Ok(input) => finish(handler(input, ctx)),
-                Err(e) => Outcome::BadInput(e.to_string()),
-            }
-        })));
+        self.handler =
+            Some(Handler::Blocking(Arc::new(
+                move |input, ctx| match serde_json::from_value::<I>(input) {
+                    Ok(input) => finish(handler(input, ctx)),
+                    Err(e) => Outcome::BadInput(e.to_string()),
+                },
+            )));
         self
     }
 

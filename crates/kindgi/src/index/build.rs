@@ -30,7 +30,11 @@ pub struct Pins {
 /// or duplicate id, a tool without a handler or with a schema that doesn't
 /// compile, a guardrail with no action or no check, a flow edge to a node
 /// it lacks, an agent naming a tool the pack lacks.
-pub fn build_index(pack: &Pack, config: &PackConfig, pins: &Pins) -> Result<PackIndex, Vec<String>> {
+pub fn build_index(
+    pack: &Pack,
+    config: &PackConfig,
+    pins: &Pins,
+) -> Result<PackIndex, Vec<String>> {
     let mut problems = Vec::new();
     let mut tools: Vec<ToolEntry> = pack
         .tools
@@ -64,24 +68,33 @@ pub fn build_index(pack: &Pack, config: &PackConfig, pins: &Pins) -> Result<Pack
     );
     check_unique(
         "guardrail",
-        guardrails.iter().map(|g| (g.id.clone(), g.check_module_path.as_str())),
+        guardrails
+            .iter()
+            .map(|g| (g.id.clone(), g.check_module_path.as_str())),
         &mut problems,
     );
     check_unique(
         "check",
-        guardrails
-            .iter()
-            .map(|g| (g.effective_check_id().to_owned(), g.check_module_path.as_str())),
+        guardrails.iter().map(|g| {
+            (
+                g.effective_check_id().to_owned(),
+                g.check_module_path.as_str(),
+            )
+        }),
         &mut problems,
     );
     check_unique(
         "agent",
-        agents.iter().map(|a| (format!("{}@{}", a.id, a.version), a.module_path.as_str())),
+        agents
+            .iter()
+            .map(|a| (format!("{}@{}", a.id, a.version), a.module_path.as_str())),
         &mut problems,
     );
     check_unique(
         "flow",
-        flows.iter().map(|f| (format!("{}@{}", f.id, f.version), f.module_path.as_str())),
+        flows
+            .iter()
+            .map(|f| (format!("{}@{}", f.id, f.version), f.module_path.as_str())),
         &mut problems,
     );
     let tool_ids: BTreeSet<&str> = tools.iter().map(|t| t.id.as_str()).collect();
@@ -144,7 +157,9 @@ fn check_unique<'a>(
 
 fn check_schema(owner: &str, which: &str, schema: &Value, problems: &mut Vec<String>) {
     if let Err(e) = kindgi_validate::Validator::new(schema) {
-        problems.push(format!("{owner}: its {which} schema is not a valid JSON Schema: {e}"));
+        problems.push(format!(
+            "{owner}: its {which} schema is not a valid JSON Schema: {e}"
+        ));
     }
 }
 
@@ -162,7 +177,11 @@ fn tool_entry(tool: &Tool, pack_version: &str, problems: &mut Vec<String>) -> To
     ToolEntry {
         id: tool.id.clone(),
         description: tool.description.clone(),
-        version: Some(tool.version.clone().unwrap_or_else(|| pack_version.to_owned())),
+        version: Some(
+            tool.version
+                .clone()
+                .unwrap_or_else(|| pack_version.to_owned()),
+        ),
         input: tool.input_schema.clone(),
         output: tool.output_schema.clone(),
         effects: (!tool.effects.is_empty()).then(|| tool.effects.clone()),
@@ -188,7 +207,10 @@ fn guardrail_entry(guardrail: &Guardrail, problems: &mut Vec<String>) -> Guardra
     let mut action = Map::new();
     match &guardrail.on_violation {
         Some(on_violation) => {
-            action.insert("on-violation".to_owned(), Value::from(on_violation.as_str()));
+            action.insert(
+                "on-violation".to_owned(),
+                Value::from(on_violation.as_str()),
+            );
         }
         None => problems.push(format!(
             "{owner}: has no action: call .on_violation(\"halt\") (or another action)"
@@ -269,7 +291,11 @@ fn flow_entry(flow: &Flow, problems: &mut Vec<String>) -> FlowEntry {
             if node != sentinel && !nodes.contains(node) {
                 problems.push(format!(
                     "{owner}: edge \"{edge_id}\" {} node \"{node}\", which the flow doesn't have",
-                    if end == "from" { "comes from" } else { "goes to" }
+                    if end == "from" {
+                        "comes from"
+                    } else {
+                        "goes to"
+                    }
                 ));
             }
         }

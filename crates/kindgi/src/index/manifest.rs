@@ -69,9 +69,9 @@ pub fn read_pack_config(pack_dir: &Path) -> Result<PackConfig, Vec<String>> {
 ///
 /// As [`read_pack_config`].
 pub fn parse_pack_config(text: &str, origin: &str) -> Result<PackConfig, Vec<String>> {
-    let doc: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| vec![format!("{origin} is not valid TOML: {}", e.message())])?;
+    let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
+        vec![format!("{origin} is not valid TOML: {}", e.message())]
+    })?;
     let package = doc.get("package").and_then(Value::as_table);
     let Some(table) = package
         .and_then(|p| p.get("metadata"))
@@ -245,9 +245,14 @@ mod tests {
     fn missing_table_and_bad_toml() {
         assert_eq!(
             parse_pack_config("[package]\nname='p'\n", "x/Cargo.toml").expect_err("no table"),
-            ["x/Cargo.toml has no [package.metadata.kindgi] table: add one with the pack's id, e.g. id = \"acme\""]
+            [
+                "x/Cargo.toml has no [package.metadata.kindgi] table: add one with the pack's id, e.g. id = \"acme\""
+            ]
         );
         let problems = parse_pack_config("[package", "Cargo.toml").expect_err("bad toml");
-        assert!(problems[0].starts_with("Cargo.toml is not valid TOML: "), "{problems:?}");
+        assert!(
+            problems[0].starts_with("Cargo.toml is not valid TOML: "),
+            "{problems:?}"
+        );
     }
 }

@@ -27,10 +27,7 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
         _ => Path::new("."),
     };
     if !dir.is_dir() {
-        return Err(format!(
-            "The output folder {} doesn't exist",
-            dir.display()
-        ));
+        return Err(format!("The output folder {} doesn't exist", dir.display()));
     }
     let mut file = tempfile::NamedTempFile::new_in(dir)
         .map_err(|e| format!("Cannot write in {}: {e}", dir.display()))?;
@@ -47,9 +44,8 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
 
 /// Now, as the index's `publishedAt`: ISO 8601 UTC with milliseconds.
 pub(crate) fn now_published_at() -> String {
-    let format = format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-    );
+    let format =
+        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
     OffsetDateTime::now_utc()
         .format(&format)
         .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned())
@@ -88,9 +84,18 @@ mod tests {
     #[test]
     fn artifact_versions_count_up_within_a_day() {
         assert_eq!(next_artifact_version("20261130", None), "20261130.1");
-        assert_eq!(next_artifact_version("20261130", Some("20261130.4")), "20261130.5");
-        assert_eq!(next_artifact_version("20261130", Some("20261129.9")), "20261130.1");
-        assert_eq!(next_artifact_version("20261130", Some("custom")), "20261130.1");
+        assert_eq!(
+            next_artifact_version("20261130", Some("20261130.4")),
+            "20261130.5"
+        );
+        assert_eq!(
+            next_artifact_version("20261130", Some("20261129.9")),
+            "20261130.1"
+        );
+        assert_eq!(
+            next_artifact_version("20261130", Some("custom")),
+            "20261130.1"
+        );
     }
 
     #[test]

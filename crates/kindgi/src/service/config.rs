@@ -61,7 +61,10 @@ fn is_header_safe(value: &str) -> bool {
 /// # Errors
 ///
 /// Every problem, each in the contract's words.
-pub(crate) fn parse_config(args: &[String], env: &impl EnvSource) -> Result<ServiceConfig, Vec<String>> {
+pub(crate) fn parse_config(
+    args: &[String],
+    env: &impl EnvSource,
+) -> Result<ServiceConfig, Vec<String>> {
     let mut problems = Vec::new();
     let (mut index, mut module_root, mut host) = (None, None, None);
     let mut iter = args.iter();
@@ -83,7 +86,11 @@ pub(crate) fn parse_config(args: &[String], env: &impl EnvSource) -> Result<Serv
         }
     }
     let index = index
-        .or_else(|| env.get("KINDGI_PACK_INDEX").filter(|v| !v.is_empty()).map(PathBuf::from))
+        .or_else(|| {
+            env.get("KINDGI_PACK_INDEX")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        })
         .unwrap_or_else(|| PathBuf::from("/app/index.json"));
     let module_root = module_root.unwrap_or_else(|| {
         index

@@ -26,9 +26,10 @@ const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 fn json(status: StatusCode, body: impl Into<Bytes>) -> HttpResponse {
     let mut response = hyper::Response::new(Full::new(body.into()));
     *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    response.headers_mut().insert(
+        CONTENT_TYPE,
+        http::HeaderValue::from_static("application/json"),
+    );
     response
 }
 
@@ -112,13 +113,18 @@ async fn handle(
         (method != want).then(|| {
             error(
                 StatusCode::METHOD_NOT_ALLOWED,
-                if want == Method::GET { "Use GET" } else { "Use POST" },
+                if want == Method::GET {
+                    "Use GET"
+                } else {
+                    "Use POST"
+                },
             )
         })
     };
     let response = match request.uri().path() {
-        "/healthz" => expect(Method::GET)
-            .unwrap_or_else(|| json(StatusCode::OK, r#"{"status":"ok"}"#)),
+        "/healthz" => {
+            expect(Method::GET).unwrap_or_else(|| json(StatusCode::OK, r#"{"status":"ok"}"#))
+        }
         "/readyz" => expect(Method::GET).unwrap_or_else(|| {
             not_serving(&state).unwrap_or_else(|| json(StatusCode::OK, r#"{"status":"ready"}"#))
         }),
@@ -177,7 +183,10 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
         Ok(Ok(collected)) => collected.to_bytes(),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
         Ok(Err(_)) | Err(_) => {
-            return error(StatusCode::BAD_REQUEST, "The request body could not be read");
+            return error(
+                StatusCode::BAD_REQUEST,
+                "The request body could not be read",
+            );
         }
     };
     let started = Instant::now();

@@ -70,7 +70,11 @@ impl Drop for CallRecord<'_> {
             }
         };
         let ms = self.started.elapsed().as_millis() as u64;
-        let level = if outcome == "ok" { Level::Info } else { Level::Warn };
+        let level = if outcome == "ok" {
+            Level::Info
+        } else {
+            Level::Warn
+        };
         let record = Record::new(
             level,
             format!("{} {} {outcome} {ms}ms", self.target, self.id),
@@ -81,7 +85,10 @@ impl Drop for CallRecord<'_> {
         .field("outcome", outcome)
         .field("durationMs", ms)
         .field("packId", self.state.index.pack_id.as_str())
-        .field("artifactVersion", self.state.index.artifact_version.as_str());
+        .field(
+            "artifactVersion",
+            self.state.index.artifact_version.as_str(),
+        );
         self.state.logger.log(record);
     }
 }
@@ -128,7 +135,7 @@ pub(crate) async fn run_tool(state: &ServiceState, invoke: ToolInvoke, meta: Cal
     Answer::Message(response)
 }
 
-async fn tool_response(
+pub(crate) async fn tool_response(
     state: &ServiceState,
     invoke: ToolInvoke,
     meta: &CallMeta,
@@ -275,7 +282,10 @@ fn failure_response(id: &str, error: &ToolError) -> Response {
     Response::Error(
         ErrorResponse::new(
             ErrorCode::HandlerThrow,
-            format!("Handler for tool \"{id}\" threw: {}: {}", cause.name, cause.message),
+            format!(
+                "Handler for tool \"{id}\" threw: {}: {}",
+                cause.name, cause.message
+            ),
         )
         .for_tool(id)
         .with_cause(cause),
@@ -402,7 +412,7 @@ fn check_error(code: ErrorCode, id: &str, message: String) -> ErrorResponse {
     ErrorResponse::new(code, message).for_check(id)
 }
 
-fn check_response(state: &ServiceState, invoke: CheckInvoke) -> Response {
+pub(crate) fn check_response(state: &ServiceState, invoke: CheckInvoke) -> Response {
     let id = invoke.check.id.as_str();
     let Some(check) = state.checks.get(id) else {
         return check_error(

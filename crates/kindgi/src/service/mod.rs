@@ -4,9 +4,9 @@
 mod config;
 mod env_filter;
 mod http;
-mod invoke;
+pub(crate) mod invoke;
 mod process_env;
-mod state;
+pub(crate) mod state;
 mod traceparent;
 
 use std::collections::{BTreeSet, HashMap};
@@ -57,8 +57,12 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         Ok(state) => state,
         Err(problems) => {
             logger.log(
-                Record::lifecycle(Level::Error, "boot-failed", "The pack service failed to boot")
-                    .field("problems", problems),
+                Record::lifecycle(
+                    Level::Error,
+                    "boot-failed",
+                    "The pack service failed to boot",
+                )
+                .field("problems", problems),
             );
             return ExitCode::FAILURE;
         }
@@ -73,8 +77,15 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         Ok(runtime) => runtime,
         Err(e) => {
             logger.log(
-                Record::lifecycle(Level::Error, "boot-failed", "The pack service failed to boot")
-                    .field("problems", vec![format!("Cannot start the async runtime: {e}")]),
+                Record::lifecycle(
+                    Level::Error,
+                    "boot-failed",
+                    "The pack service failed to boot",
+                )
+                .field(
+                    "problems",
+                    vec![format!("Cannot start the async runtime: {e}")],
+                ),
             );
             logger.flush();
             return ExitCode::FAILURE;
@@ -88,13 +99,19 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
 
 /// Reads the index and readies every tool and check, in the contract's
 /// boot order; returns every problem of the first step that has any.
-fn boot(pack: &Pack, config: &ServiceConfig, logger: &Arc<Logger>) -> Result<ServiceState, Vec<String>> {
+fn boot(
+    pack: &Pack,
+    config: &ServiceConfig,
+    logger: &Arc<Logger>,
+) -> Result<ServiceState, Vec<String>> {
     let bytes = std::fs::read(&config.index)
         .map_err(|e| vec![format!("Cannot read the pack index: {e}")])?;
     let raw: Value = serde_json::from_slice(&bytes)
         .map_err(|e| vec![format!("Cannot read the pack index: {e}")])?;
     if raw.get("v") != Some(&Value::from(1)) {
-        let v = raw.get("v").map_or_else(|| "undefined".to_owned(), Value::to_string);
+        let v = raw
+            .get("v")
+            .map_or_else(|| "undefined".to_owned(), Value::to_string);
         return Err(vec![format!("Index envelope v{v} is not v1")]);
     }
     let index: PackIndex = serde_json::from_value(raw)
@@ -114,8 +131,12 @@ fn boot(pack: &Pack, config: &ServiceConfig, logger: &Arc<Logger>) -> Result<Ser
         if !dropped.is_empty() {
             process_env::remove_vars(dropped.iter().map(String::as_str));
             logger.log(
-                Record::lifecycle(Level::Warn, "env-dropped", env_filter::dropped_message(&dropped))
-                    .field("names", dropped),
+                Record::lifecycle(
+                    Level::Warn,
+                    "env-dropped",
+                    env_filter::dropped_message(&dropped),
+                )
+                .field("names", dropped),
             );
         }
     }
@@ -130,7 +151,10 @@ fn boot(pack: &Pack, config: &ServiceConfig, logger: &Arc<Logger>) -> Result<Ser
         .collect();
     if !missing_env.is_empty() {
         let message = if missing_env.len() == 1 {
-            format!("The pack's env.required name has no value: {}", missing_env[0])
+            format!(
+                "The pack's env.required name has no value: {}",
+                missing_env[0]
+            )
         } else {
             format!(
                 "The pack's env.required names have no value: {}",
@@ -193,6 +217,31 @@ fn check_modules(pack: &Pack, index: &PackIndex) -> Result<(), Vec<String>> {
     }
 }
 
+/// A service state for `index`, in memory, without a process around it:
+/// what [`crate::testing`] calls tools and checks through.
+pub(crate) fn in_memory_state(
+    pack: &Pack,
+    index: PackIndex,
+    logger: Arc<Logger>,
+) -> Result<ServiceState, Vec<String>> {
+    let (tools, checks) = load(pack, &index)?;
+    Ok(ServiceState {
+        info_body: info_body(&index, &[], "sha256:"),
+        index,
+        tools,
+        checks,
+        token: String::new(),
+        tenant_id: None,
+        env_check: config::EnvCheck::Warn,
+        missing_env: Vec::new(),
+        capacity: Arc::new(Semaphore::new(Semaphore::MAX_PERMITS)),
+        draining: AtomicBool::new(false),
+        in_flight: Arc::new(InFlight::default()),
+        logger,
+        http: reqwest::Client::new(),
+    })
+}
+
 type Loaded = (HashMap<String, ToolRuntime>, HashMap<String, CheckRuntime>);
 
 /// Pairs each index entry with its code and compiles its schemas.
@@ -206,7 +255,10 @@ fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
             .find(|t| t.id == entry.id)
             .and_then(|t| t.handler.clone());
         let Some(handler) = handler else {
-            problems.push(format!("{}: this pack binary has no handler for it", entry.id));
+            problems.push(format!(
+                "{}: this pack binary has no handler for it",
+                entry.id
+            ));
             continue;
         };
         let compiled = Validator::new(&entry.input)
@@ -246,17 +298,13 @@ fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
         let config = match entry.config_schema.as_ref().map(Validator::new).transpose() {
             Ok(config) => config,
             Err(e) => {
-                problems.push(format!("{check_id}: its config schema doesn't compile: {e}"));
+                problems.push(format!(
+                    "{check_id}: its config schema doesn't compile: {e}"
+                ));
                 continue;
             }
         };
-        checks.insert(
-            check_id,
-            CheckRuntime {
-                config,
-                evaluate,
-            },
-        );
+        checks.insert(check_id, CheckRuntime { config, evaluate });
     }
     if problems.is_empty() {
         Ok((tools, checks))
@@ -271,21 +319,32 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
         Ok(listener) => listener,
         Err(e) => {
             state.logger.log(
-                Record::lifecycle(Level::Error, "boot-failed", "The pack service failed to boot")
-                    .field(
-                        "problems",
-                        vec![format!("Cannot listen on {host}:{}: {e}", config.port)],
-                    ),
+                Record::lifecycle(
+                    Level::Error,
+                    "boot-failed",
+                    "The pack service failed to boot",
+                )
+                .field(
+                    "problems",
+                    vec![format!("Cannot listen on {host}:{}: {e}", config.port)],
+                ),
             );
             return ExitCode::FAILURE;
         }
     };
-    let port = listener.local_addr().map(|a| a.port()).unwrap_or(config.port);
+    let port = listener
+        .local_addr()
+        .map(|a| a.port())
+        .unwrap_or(config.port);
     state.logger.log(
-        Record::lifecycle(Level::Info, "listening", format!("Listening on port {port}"))
-            .field("port", port)
-            .field("packId", state.index.pack_id.as_str())
-            .field("artifactVersion", state.index.artifact_version.as_str()),
+        Record::lifecycle(
+            Level::Info,
+            "listening",
+            format!("Listening on port {port}"),
+        )
+        .field("port", port)
+        .field("packId", state.index.pack_id.as_str())
+        .field("artifactVersion", state.index.artifact_version.as_str()),
     );
     let accept = tokio::spawn(accept_loop(listener, Arc::clone(&state)));
     shutdown_signal().await;
@@ -317,7 +376,8 @@ async fn accept_loop(listener: TcpListener, state: Arc<ServiceState>) {
         let _ = stream.set_nodelay(true);
         let state = Arc::clone(&state);
         tokio::spawn(async move {
-            let service = service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
+            let service =
+                service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
             let _ = http1::Builder::new()
                 .timer(TokioTimer::new())
                 .header_read_timeout(HEADER_TIMEOUT)
@@ -347,7 +407,10 @@ fn install_panic_hook(logger: Arc<Logger>) {
                 .field("location", location)
                 .field(
                     "thread",
-                    std::thread::current().name().unwrap_or("unnamed").to_owned(),
+                    std::thread::current()
+                        .name()
+                        .unwrap_or("unnamed")
+                        .to_owned(),
                 ),
         );
     }));

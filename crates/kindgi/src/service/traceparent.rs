@@ -22,7 +22,9 @@ pub(crate) fn trace_ids(header: &str) -> Option<(String, String)> {
     let version = &header[0..2];
     let trace_id = &header[3..35];
     let parent_id = &header[36..52];
-    if version == "ff" || trace_id.bytes().all(|b| b == b'0') || parent_id.bytes().all(|b| b == b'0')
+    if version == "ff"
+        || trace_id.bytes().all(|b| b == b'0')
+        || parent_id.bytes().all(|b| b == b'0')
     {
         return None;
     }

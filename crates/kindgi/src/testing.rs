@@ -1,0 +1,409 @@
+//! Call a pack's tools and checks in-process from a test, exactly as the
+//! pack service would: input defaults filled and validated, output
+//! validated, errors and panics answered as protocol errors.
+//!
+//! ```
+//! use kindgi::testing::{TestContext, TestPack};
+//! use kindgi::{Pack, Tool, ToolContext, ToolError};
+//! use serde_json::{json, Value};
+//!
+//! async fn greet(input: Value, ctx: ToolContext) -> Result<Value, ToolError> {
+//!     Ok(json!({"hello": input["name"], "tenant": ctx.tenant_id()}))
+//! }
+//!
+//! # tokio::runtime::Runtime::new().unwrap().block_on(async {
+//! let pack = Pack::new().tool(Tool::new("acme.greet", kindgi::here!()).handler(greet));
+//! let pack = TestPack::new(pack).expect("a valid pack");
+//! let output = pack
+//!     .call("acme.greet", json!({"name": "Ana"}), TestContext::new().tenant("acme"))
+//!     .await
+//!     .output()
+//!     .expect("a result");
+//! assert_eq!(output, json!({"hello": "Ana", "tenant": "acme"}));
+//! # });
+//! ```
+//!
+//! With the `testing` feature, [`TestPack::with_dev_runtime`] starts the
+//! dev runtime in-process (on 127.0.0.1, its store in a temporary folder),
+//! so `files.store` / `files.read` and pauses work in a test too.
+
+use std::sync::{Arc, OnceLock};
+use std::time::{Duration, Instant};
+
+use kindgi_protocol::{
+    CallContext, CheckInvoke, CheckRef, Connection, ErrorResponse, Response, ToolInvoke, ToolRef,
+};
+use serde_json::{Map, Value};
+
+use crate::Pack;
+use crate::index::{PackConfig, Pins, build_index};
+use crate::log::Logger;
+use crate::service::invoke::{CallMeta, check_response, tool_response};
+use crate::service::state::ServiceState;
+use crate::{CancelReason, Cancellation};
+
+/// A pack ready to be called in-process.
+pub struct TestPack {
+    state: ServiceState,
+    #[cfg(feature = "testing")]
+    runtime: Option<dev::Runtime>,
+}
+
+impl std::fmt::Debug for TestPack {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TestPack")
+            .field("pack_id", &self.state.index.pack_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The answer of a test call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestAnswer {
+    /// The protocol response the service would send.
+    pub response: Response,
+    /// The call's wait token, when the dev runtime gave it one: post the
+    /// output to its `url` to complete a pause.
+    pub wait_token: Option<kindgi_protocol::WaitToken>,
+}
+
+impl TestAnswer {
+    /// The tool's output, or the error the service would answer.
+    ///
+    /// # Errors
+    ///
+    /// The error response; a pause or check result is reported as an error
+    /// response too (code `handler-shape-invalid`) since it has no output.
+    pub fn output(self) -> Result<Value, ErrorResponse> {
+        match self.response {
+            Response::Result(result) => Ok(result.output),
+            Response::Error(error) => Err(error),
+            other => Err(ErrorResponse::new(
+                kindgi_protocol::ErrorCode::HandlerShapeInvalid,
+                format!("expected a result, got {other:?}"),
+            )),
+        }
+    }
+
+    /// The error, when the answer is one.
+    pub fn error(&self) -> Option<&ErrorResponse> {
+        match &self.response {
+            Response::Error(error) => Some(error),
+            _ => None,
+        }
+    }
+}
+
+/// The context of a test call: ids, env, secrets, connections, settings,
+/// a deadline, and a cancellation the test can fire.
+#[derive(Debug, Clone)]
+pub struct TestContext {
+    call: CallContext,
+    timeout: Duration,
+    cancellation: Cancellation,
+}
+
+impl Default for TestContext {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl TestContext {
+    /// Tenant `test-tenant`, run `test-run`, a 30 s deadline.
+    pub fn new() -> Self {
+        Self {
+            call: CallContext {
+                tenant_id: "test-tenant".to_owned(),
+                run_id: "test-run".to_owned(),
+                ..CallContext::default()
+            },
+            timeout: Duration::from_secs(30),
+            cancellation: Cancellation::new(),
+        }
+    }
+
+    /// The tenant.
+    pub fn tenant(mut self, tenant_id: &str) -> Self {
+        self.call.tenant_id = tenant_id.to_owned();
+        self
+    }
+
+    /// The run.
+    pub fn run(mut self, run_id: &str) -> Self {
+        self.call.run_id = run_id.to_owned();
+        self
+    }
+
+    /// The project.
+    pub fn project(mut self, project_id: &str) -> Self {
+        self.call.project_id = Some(project_id.to_owned());
+        self
+    }
+
+    /// The org.
+    pub fn org(mut self, org_id: &str) -> Self {
+        self.call.org_id = Some(org_id.to_owned());
+        self
+    }
+
+    /// The request id.
+    pub fn request_id(mut self, request_id: &str) -> Self {
+        self.call.request_id = Some(request_id.to_owned());
+        self
+    }
+
+    /// The idempotency key.
+    pub fn idempotency_key(mut self, key: &str) -> Self {
+        self.call.idempotency_key = Some(key.to_owned());
+        self
+    }
+
+    /// One `needsSpec.env` value.
+    pub fn env(mut self, name: &str, value: &str) -> Self {
+        self.call
+            .env
+            .get_or_insert_with(Default::default)
+            .insert(name.to_owned(), value.to_owned());
+        self
+    }
+
+    /// One secret.
+    pub fn secret(mut self, name: &str, value: impl Into<Value>) -> Self {
+        self.call
+            .secrets
+            .get_or_insert_with(Map::new)
+            .insert(name.to_owned(), value.into());
+        self
+    }
+
+    /// One connection, by the tool's name for it.
+    pub fn connection(mut self, name: &str, connection: Connection) -> Self {
+        self.call
+            .connections
+            .get_or_insert_with(Default::default)
+            .insert(name.to_owned(), connection);
+        self
+    }
+
+    /// One settings block.
+    pub fn settings(mut self, block: &str, values: Value) -> Self {
+        self.call
+            .settings
+            .get_or_insert_with(Map::new)
+            .insert(block.to_owned(), values);
+        self
+    }
+
+    /// The call's deadline, from when it starts.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The call's cancellation: fire it from the test with
+    /// `cancel(CancelReason::Requested)`.
+    pub fn cancellation(&self) -> Cancellation {
+        self.cancellation.clone()
+    }
+
+    /// Fires the cancellation.
+    pub fn cancel(&self) {
+        self.cancellation.cancel(CancelReason::Requested);
+    }
+}
+
+impl TestPack {
+    /// Indexes `pack` in memory (pack `test` 0.0.0) and readies every tool
+    /// and check as `serve` would.
+    ///
+    /// # Errors
+    ///
+    /// The indexer's or the service's problems with the pack.
+    pub fn new(pack: Pack) -> Result<Self, Vec<String>> {
+        let config = PackConfig {
+            id: "test".to_owned(),
+            version: "0.0.0".to_owned(),
+            env: None,
+        };
+        let pins = Pins {
+            artifact_version: "test".to_owned(),
+            published_at: "1970-01-01T00:00:00.000Z".to_owned(),
+        };
+        let index = build_index(&pack, &config, &pins)?;
+        let state = crate::service::in_memory_state(&pack, index, Arc::new(Logger::quiet()))?;
+        Ok(Self {
+            state,
+            #[cfg(feature = "testing")]
+            runtime: None,
+        })
+    }
+
+    /// Calls a tool.
+    pub async fn call(&self, tool_id: &str, input: Value, context: TestContext) -> TestAnswer {
+        #[allow(unused_mut)]
+        let mut context = context;
+        #[cfg(feature = "testing")]
+        let opened = match &self.runtime {
+            Some(runtime) => runtime.open(&self.state, tool_id, &mut context).await,
+            None => None,
+        };
+        let wait_token = context.call.wait_token.clone();
+        let started = Instant::now();
+        let meta = CallMeta {
+            started,
+            deadline: started + context.timeout,
+            trace: None,
+            header_request_id: None,
+        };
+        let invoke = ToolInvoke {
+            tool: ToolRef {
+                id: tool_id.to_owned(),
+                version: None,
+            },
+            input,
+            ctx: context.call,
+        };
+        let response = tool_response(
+            &self.state,
+            invoke,
+            &meta,
+            context.cancellation,
+            Arc::new(OnceLock::new()),
+        )
+        .await;
+        #[cfg(feature = "testing")]
+        if let (Some(runtime), Some(call_id)) = (&self.runtime, opened) {
+            runtime.answered(&call_id, &response).await;
+        }
+        TestAnswer {
+            response,
+            wait_token,
+        }
+    }
+
+    /// Runs a check with `config` on `trace`.
+    pub fn check(&self, check_id: &str, config: Value, trace: Value) -> TestAnswer {
+        let config = match config {
+            Value::Object(config) => config,
+            _ => Map::new(),
+        };
+        TestAnswer {
+            response: check_response(
+                &self.state,
+                CheckInvoke {
+                    check: CheckRef {
+                        id: check_id.to_owned(),
+                    },
+                    config,
+                    trace,
+                },
+            ),
+            wait_token: None,
+        }
+    }
+}
+
+#[cfg(feature = "testing")]
+mod dev {
+    //! The in-process dev runtime behind [`super::TestPack`].
+
+    use kindgi_protocol::Response;
+    use kindgi_runtime::{DevRuntime, OpenCall, RuntimeConfig, WaitRecord};
+
+    use super::{ServiceState, TestContext, TestPack};
+
+    pub(super) struct Runtime {
+        runtime: DevRuntime,
+        _dir: tempfile::TempDir,
+        _shutdown: tokio::sync::oneshot::Sender<()>,
+    }
+
+    impl Runtime {
+        /// Opens the call on the dev runtime when its tool stores, reads or
+        /// pauses, and puts the grant into the context.
+        pub(super) async fn open(
+            &self,
+            state: &ServiceState,
+            tool_id: &str,
+            context: &mut TestContext,
+        ) -> Option<String> {
+            let tool = state.tools.get(tool_id)?;
+            let entry = &tool.entry;
+            if !(entry.pauses || entry.stores_files || entry.reads_files) {
+                return None;
+            }
+            let opened = self
+                .runtime
+                .open_call(OpenCall {
+                    run_id: context.call.run_id.clone(),
+                    tenant_id: context.call.tenant_id.clone(),
+                    project_id: context.call.project_id.clone(),
+                    tool_id: tool_id.to_owned(),
+                    idempotency_key: context.call.idempotency_key.clone(),
+                    store: entry.stores_files && context.call.idempotency_key.is_some(),
+                    read: entry.reads_files,
+                    pauses: entry.pauses,
+                    deadline_ms: Some(context.timeout.as_millis() as u64),
+                    output_schema: Some(entry.output.clone()),
+                })
+                .await
+                .ok()?
+                .ok()?;
+            context.call.tool_files = opened.tool_files;
+            context.call.wait_token = opened.wait_token;
+            Some(opened.call_id)
+        }
+
+        /// Closes the call's token; records a pause.
+        pub(super) async fn answered(&self, call_id: &str, response: &Response) {
+            if let Response::Pause(pause) = response {
+                let _ = self
+                    .runtime
+                    .pause(call_id, pause.timeout_ms, pause.name.clone())
+                    .await;
+            }
+            let _ = self.runtime.answer_call(call_id).await;
+        }
+    }
+
+    impl TestPack {
+        /// Starts the dev runtime in-process for this pack's calls: a tool
+        /// that stores or reads files gets a files grant, one that pauses a
+        /// wait link (post to it with any HTTP client).
+        ///
+        /// # Errors
+        ///
+        /// A sentence when the runtime can't start.
+        pub async fn with_dev_runtime(mut self) -> Result<Self, String> {
+            let dir = tempfile::tempdir().map_err(|e| format!("no temporary folder: {e}"))?;
+            let runtime = DevRuntime::open(RuntimeConfig::new(dir.path()))
+                .map_err(|e| format!("the dev runtime didn't open: {e}"))?;
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+                .await
+                .map_err(|e| format!("the dev runtime can't listen: {e}"))?;
+            let (shutdown, stop) = tokio::sync::oneshot::channel::<()>();
+            let serving = runtime.clone().serve(listener, async move {
+                let _ = stop.await;
+            });
+            tokio::spawn(serving);
+            self.runtime = Some(Runtime {
+                runtime,
+                _dir: dir,
+                _shutdown: shutdown,
+            });
+            Ok(self)
+        }
+
+        /// Waits up to `max_wait` for the wait `wait_id` to complete, and
+        /// answers its record.
+        pub async fn wait(
+            &self,
+            wait_id: &str,
+            max_wait: std::time::Duration,
+        ) -> Option<WaitRecord> {
+            let runtime = &self.runtime.as_ref()?.runtime;
+            runtime.wait(wait_id, max_wait).await.ok().flatten()
+        }
+    }
+}
