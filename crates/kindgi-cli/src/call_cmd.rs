@@ -180,12 +180,12 @@ pub(crate) async fn call(args: CallArgs) -> anyhow::Result<ExitCode> {
                     args.tool_id
                 );
             }
-            if let (Some(served), Some((_, local))) = (&info.index_hash, &found) {
-                if served != local {
-                    eprintln!(
-                        "kindgi: warning: the local index ({local}) is not the one the service serves ({served})"
-                    );
-                }
+            if let (Some(served), Some((_, local))) = (&info.index_hash, &found)
+                && served != local
+            {
+                eprintln!(
+                    "kindgi: warning: the local index ({local}) is not the one the service serves ({served})"
+                );
             }
         }
         Err(e) => {

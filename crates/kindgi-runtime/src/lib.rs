@@ -9,7 +9,8 @@
 //!   service and classifies every outcome, retrying only what provably did
 //!   not run.
 //!
-//! See the crate's README for the HTTP API and the store layout.
+//! See the crate's README (included below) for the HTTP API, the CLI and the store layout.
+#![doc = include_str!("../README.md")]
 
 mod api;
 pub mod client;

@@ -313,17 +313,17 @@ impl DevRuntime {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> impl Future<Output = Result<(), RuntimeError>> + Send + 'static {
         let local = listener.local_addr();
-        if self.inner.config.public_url.is_none() {
-            if let Ok(addr) = &local {
-                let host = if addr.ip().is_unspecified() {
-                    "127.0.0.1".to_owned()
-                } else if addr.is_ipv6() {
-                    format!("[{}]", addr.ip())
-                } else {
-                    addr.ip().to_string()
-                };
-                self.set_public_url(format!("http://{host}:{}", addr.port()));
-            }
+        if self.inner.config.public_url.is_none()
+            && let Ok(addr) = &local
+        {
+            let host = if addr.ip().is_unspecified() {
+                "127.0.0.1".to_owned()
+            } else if addr.is_ipv6() {
+                format!("[{}]", addr.ip())
+            } else {
+                addr.ip().to_string()
+            };
+            self.set_public_url(format!("http://{host}:{}", addr.port()));
         }
         async move {
             local.map_err(RuntimeError::Serve)?;

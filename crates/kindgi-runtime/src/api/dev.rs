@@ -175,17 +175,17 @@ pub(super) async fn set_tenant(
 ) -> Result<Response, ApiError> {
     admin(&rt, &headers)?;
     let settings: TenantSettings = parse(&body)?;
-    if let Some(state) = &settings.state {
-        if !matches!(
+    if let Some(state) = &settings.state
+        && !matches!(
             state.as_str(),
             "active" | "closing" | "suspended" | "unavailable"
-        ) {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "bad-input",
-                "state must be active, closing, suspended or unavailable",
-            ));
-        }
+        )
+    {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "bad-input",
+            "state must be active, closing, suspended or unavailable",
+        ));
     }
     let used = rt.set_tenant(&tenant_id, settings).await?;
     Ok(axum::Json(json!({"tenantId": tenant_id, "usedBytes": used})).into_response())

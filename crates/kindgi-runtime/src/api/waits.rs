@@ -70,15 +70,15 @@ pub(super) async fn complete(
             "The body must be JSON: the call's output",
         )
     })?;
-    if let Some(schema) = &wait.output_schema {
-        if let Err(issues) = crate::validate::validate(schema, &output) {
-            return Err(ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "output-invalid",
-                "The body is not valid against the tool's output schema",
-            )
-            .details(json!({ "issues": issues })));
-        }
+    if let Some(schema) = &wait.output_schema
+        && let Err(issues) = crate::validate::validate(schema, &output)
+    {
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "output-invalid",
+            "The body is not valid against the tool's output schema",
+        )
+        .details(json!({ "issues": issues })));
     }
     let wait_id = wait.id.clone();
     let done = rt

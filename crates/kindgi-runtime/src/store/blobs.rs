@@ -42,10 +42,10 @@ impl Blobs {
     /// place with the right bytes is kept.
     pub(crate) fn write(&self, sha256: &str, bytes: &[u8]) -> std::io::Result<()> {
         let dest = self.path(sha256);
-        if let Ok(existing) = fs::read(&dest) {
-            if hex::encode(Sha256::digest(&existing)) == sha256 {
-                return Ok(());
-            }
+        if let Ok(existing) = fs::read(&dest)
+            && hex::encode(Sha256::digest(&existing)) == sha256
+        {
+            return Ok(());
         }
         let shard = dest.parent().unwrap_or(&self.blobs).to_path_buf();
         fs::create_dir_all(&shard)?;
