@@ -1,18 +1,78 @@
 //! Changing the process environment, which is only sound before threads.
 
-/// Removes `names` from the process environment.
+/// Removes `names` from the process environment, and on Unix also wipes
+/// their `NAME=value` bytes where the process keeps them, so that the
+/// values no longer show in `/proc/self/environ` or in a core dump.
 ///
 /// Call it only while the process has one thread: before the async runtime
 /// and the log writer start. `serve` does, from `main`.
-#[allow(unsafe_code)]
 pub(crate) fn remove_vars<'a>(names: impl IntoIterator<Item = &'a str>) {
     for name in names {
-        // SAFETY: `serve` calls this from the main thread before it starts
-        // the log writer or the async runtime, so no other thread can be
-        // reading or writing the environment at the same time. A pack's
-        // `main` must not start threads before handing over to `Pack::run`
-        // (documented on `Pack`).
-        unsafe { std::env::remove_var(name) };
+        #[cfg(unix)]
+        let found = environ::find(name);
+        remove_var(name);
+        #[cfg(unix)]
+        if let Some(entry) = found {
+            environ::wipe(entry);
+        }
+    }
+}
+
+#[allow(unsafe_code)]
+fn remove_var(name: &str) {
+    // SAFETY: `serve` calls this from the main thread before it starts the
+    // log writer or the async runtime, so no other thread can be reading or
+    // writing the environment at the same time. A pack's `main` must not
+    // start threads before handing over to `Pack::run` (documented on
+    // `Pack`).
+    unsafe { std::env::remove_var(name) };
+}
+
+#[cfg(unix)]
+#[allow(unsafe_code)]
+mod environ {
+    //! The C `environ` array, read to find where a variable's bytes live.
+
+    use std::ffi::{CStr, c_char};
+
+    unsafe extern "C" {
+        static environ: *const *mut c_char;
+    }
+
+    /// A `NAME=value` string of the environment: where it starts, and its length.
+    pub(super) struct Entry(*mut c_char, usize);
+
+    /// The entry of `name`, if the environment has one.
+    pub(super) fn find(name: &str) -> Option<Entry> {
+        // SAFETY: single-threaded (see `remove_var`); `environ` is a
+        // NULL-terminated array of NUL-terminated strings maintained by libc.
+        unsafe {
+            let mut cursor = environ;
+            if cursor.is_null() {
+                return None;
+            }
+            while !(*cursor).is_null() {
+                let entry = *cursor;
+                let bytes = CStr::from_ptr(entry).to_bytes();
+                if bytes.len() > name.len()
+                    && bytes.starts_with(name.as_bytes())
+                    && bytes[name.len()] == b'='
+                {
+                    return Some(Entry(entry, bytes.len()));
+                }
+                cursor = cursor.add(1);
+            }
+        }
+        None
+    }
+
+    /// Overwrites an entry's bytes with NULs once libc no longer lists it.
+    pub(super) fn wipe(entry: Entry) {
+        // SAFETY: the entry came from `environ` a moment ago in this same
+        // single thread; libc's unsetenv only unlinks a string from the
+        // array and never frees it, so its `len` bytes are still ours to
+        // write, and nothing reads them any more.
+        unsafe { std::ptr::write_bytes(entry.0, 0, entry.1) };
     }
 }
 
