@@ -71,7 +71,7 @@ impl std::fmt::Debug for CallContext {
             .field("request_id", &self.request_id)
             .field("idempotency_key", &self.idempotency_key)
             .field("env", &self.env)
-            .field("secrets", &secret_names.map(|names| Redacted(names)))
+            .field("secrets", &secret_names.map(Redacted))
             .field("connections", &self.connections)
             .field("config", &self.config)
             .field("settings", &self.settings)

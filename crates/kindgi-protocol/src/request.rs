@@ -6,6 +6,9 @@ use serde_json::{Map, Value};
 use crate::{CallContext, ErrorCode, ErrorResponse};
 
 /// A request message: run a tool, or run a guardrail check.
+// A request is parsed once per call and moved, never stored in bulk:
+// boxing the larger variant would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
     /// `kind: "invoke"`.
@@ -52,8 +55,48 @@ pub struct CheckRef {
     pub id: String,
 }
 
-fn malformed(message: impl Into<String>) -> ErrorResponse {
-    ErrorResponse::new(ErrorCode::MalformedMessage, message)
+/// Why a body is not a well-formed v2 request: the error code and the
+/// contract's exact message. Answer it as an [`ErrorResponse`] (200).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// `malformed-message`, `unknown-protocol-version` or
+    /// `unexpected-message-kind`.
+    pub code: ErrorCode,
+    /// The contract's message.
+    pub message: String,
+}
+
+impl ParseError {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl From<ParseError> for ErrorResponse {
+    fn from(error: ParseError) -> Self {
+        ErrorResponse::new(error.code, error.message)
+    }
+}
+
+impl From<ParseError> for crate::Response {
+    fn from(error: ParseError) -> Self {
+        crate::Response::Error(error.into())
+    }
+}
+
+fn malformed(message: impl Into<String>) -> ParseError {
+    ParseError::new(ErrorCode::MalformedMessage, message)
 }
 
 /// JSON text of a value as JavaScript's `JSON.stringify` names it in an
@@ -76,7 +119,7 @@ fn json_or_undefined(value: Option<&Value>) -> String {
 /// assert_eq!(err.code, ErrorCode::UnknownProtocolVersion);
 /// assert_eq!(err.message, "Expected protocol v2, got 3");
 /// ```
-pub fn parse_request(body: &[u8]) -> Result<Request, ErrorResponse> {
+pub fn parse_request(body: &[u8]) -> Result<Request, ParseError> {
     let value: Value =
         serde_json::from_slice(body).map_err(|_| malformed("Request body is not valid JSON"))?;
     parse_request_value(value)
@@ -87,14 +130,14 @@ pub fn parse_request(body: &[u8]) -> Result<Request, ErrorResponse> {
 /// # Errors
 ///
 /// As [`parse_request`], except that the body is already JSON.
-pub fn parse_request_value(value: Value) -> Result<Request, ErrorResponse> {
+pub fn parse_request_value(value: Value) -> Result<Request, ParseError> {
     let Value::Object(mut message) = value else {
         return Err(malformed("Message must be a JSON object"));
     };
     if message.get("v").and_then(Value::as_u64) != Some(2)
         || message.get("v").is_some_and(Value::is_f64)
     {
-        return Err(ErrorResponse::new(
+        return Err(ParseError::new(
             ErrorCode::UnknownProtocolVersion,
             format!(
                 "Expected protocol v2, got {}",
@@ -105,7 +148,7 @@ pub fn parse_request_value(value: Value) -> Result<Request, ErrorResponse> {
     match message.get("kind").and_then(Value::as_str) {
         Some("invoke") => parse_invoke(&mut message).map(Request::Invoke),
         Some("check-invoke") => parse_check_invoke(&mut message).map(Request::CheckInvoke),
-        _ => Err(ErrorResponse::new(
+        _ => Err(ParseError::new(
             ErrorCode::UnexpectedMessageKind,
             format!(
                 "Unknown request kind {}",
@@ -115,7 +158,7 @@ pub fn parse_request_value(value: Value) -> Result<Request, ErrorResponse> {
     }
 }
 
-fn parse_invoke(message: &mut Map<String, Value>) -> Result<ToolInvoke, ErrorResponse> {
+fn parse_invoke(message: &mut Map<String, Value>) -> Result<ToolInvoke, ParseError> {
     let tool = message.get("tool").and_then(Value::as_object);
     let id = tool
         .and_then(|t| t.get("id"))
@@ -137,7 +180,7 @@ fn parse_invoke(message: &mut Map<String, Value>) -> Result<ToolInvoke, ErrorRes
     })
 }
 
-fn parse_check_invoke(message: &mut Map<String, Value>) -> Result<CheckInvoke, ErrorResponse> {
+fn parse_check_invoke(message: &mut Map<String, Value>) -> Result<CheckInvoke, ParseError> {
     let id = message
         .get("check")
         .and_then(Value::as_object)
@@ -159,7 +202,7 @@ fn parse_check_invoke(message: &mut Map<String, Value>) -> Result<CheckInvoke, E
 
 /// Reads `ctx`: `tenantId` and `runId` must be strings; every other known
 /// field must have its wire type; unknown fields are accepted and dropped.
-fn parse_context(ctx: Option<Value>) -> Result<CallContext, ErrorResponse> {
+fn parse_context(ctx: Option<Value>) -> Result<CallContext, ParseError> {
     let needs_ids = || malformed("`ctx` needs string `tenantId` and `runId`");
     let Some(Value::Object(mut ctx)) = ctx else {
         return Err(needs_ids());
@@ -203,7 +246,7 @@ fn parse_context(ctx: Option<Value>) -> Result<CallContext, ErrorResponse> {
     Ok(parsed)
 }
 
-fn take_string(ctx: &mut Map<String, Value>, key: &str) -> Result<Option<String>, ErrorResponse> {
+fn take_string(ctx: &mut Map<String, Value>, key: &str) -> Result<Option<String>, ParseError> {
     match ctx.remove(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -214,7 +257,7 @@ fn take_string(ctx: &mut Map<String, Value>, key: &str) -> Result<Option<String>
 fn take_object(
     ctx: &mut Map<String, Value>,
     key: &str,
-) -> Result<Option<Map<String, Value>>, ErrorResponse> {
+) -> Result<Option<Map<String, Value>>, ParseError> {
     match ctx.remove(key) {
         None => Ok(None),
         Some(Value::Object(o)) => Ok(Some(o)),
@@ -228,7 +271,7 @@ fn take_typed<T: serde::de::DeserializeOwned>(
     ctx: &mut Map<String, Value>,
     key: &str,
     expected: &str,
-) -> Result<Option<T>, ErrorResponse> {
+) -> Result<Option<T>, ParseError> {
     match ctx.remove(key) {
         None => Ok(None),
         Some(value) => serde_json::from_value(value)

@@ -260,16 +260,16 @@ impl Logger {
         } else {
             record.pretty_line(&time)
         };
-        if let Ok(writer) = self.writer.lock() {
-            if let Some((sender, _)) = writer.as_ref() {
-                if sender.send(line).is_ok() {
-                    return;
-                }
-                // The writer thread is gone: fall through and write directly.
-                let mut stderr = std::io::stderr().lock();
-                let _ = stderr.write_all(record.json_line(&time).as_bytes());
+        if let Ok(writer) = self.writer.lock()
+            && let Some((sender, _)) = writer.as_ref()
+        {
+            if sender.send(line).is_ok() {
                 return;
             }
+            // The writer thread is gone: fall through and write directly.
+            let mut stderr = std::io::stderr().lock();
+            let _ = stderr.write_all(record.json_line(&time).as_bytes());
+            return;
         }
         let mut stderr = std::io::stderr().lock();
         let _ = stderr.write_all(line.as_bytes());

@@ -105,6 +105,7 @@ mod tests {
 
     #[derive(Deserialize, Serialize, JsonSchema)]
     #[serde(rename_all = "camelCase")]
+    #[derive(Default)]
     struct Options {
         #[serde(default)]
         loud: bool,
@@ -132,12 +133,6 @@ mod tests {
 
     fn hello() -> String {
         "Hello".to_owned()
-    }
-
-    impl Default for Options {
-        fn default() -> Self {
-            Self { loud: false }
-        }
     }
 
     #[derive(Deserialize, Serialize, JsonSchema)]

@@ -47,18 +47,18 @@ fn module_path_of(file: &str, manifest_dir: &str) -> String {
     let file = file.replace('\\', "/");
     let manifest_dir = manifest_dir.replace('\\', "/");
     let manifest_dir = manifest_dir.trim_end_matches('/');
-    if let Some(rest) = file.strip_prefix(manifest_dir) {
-        if let Some(rest) = rest.strip_prefix('/') {
-            return rest.to_owned();
-        }
+    if let Some(rest) = file.strip_prefix(manifest_dir)
+        && let Some(rest) = rest.strip_prefix('/')
+    {
+        return rest.to_owned();
     }
     let parts: Vec<&str> = manifest_dir.split('/').filter(|p| !p.is_empty()).collect();
     for k in (1..=parts.len()).rev() {
         let tail = parts[parts.len() - k..].join("/");
-        if let Some(rest) = file.strip_prefix(&tail) {
-            if let Some(rest) = rest.strip_prefix('/') {
-                return rest.to_owned();
-            }
+        if let Some(rest) = file.strip_prefix(&tail)
+            && let Some(rest) = rest.strip_prefix('/')
+        {
+            return rest.to_owned();
         }
     }
     file.trim_start_matches("./").to_owned()

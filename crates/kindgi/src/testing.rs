@@ -74,6 +74,8 @@ impl TestAnswer {
     ///
     /// The error response; a pause or check result is reported as an error
     /// response too (code `handler-shape-invalid`) since it has no output.
+    // A test unwraps it at once; boxing would only make tests noisier.
+    #[allow(clippy::result_large_err)]
     pub fn output(self) -> Result<Value, ErrorResponse> {
         match self.response {
             Response::Result(result) => Ok(result.output),

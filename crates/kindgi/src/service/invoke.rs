@@ -99,10 +99,10 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 
 /// Runs a tool call.
 pub(crate) async fn run_tool(state: &ServiceState, invoke: ToolInvoke, meta: CallMeta) -> Answer {
-    if let Some(pinned) = &state.tenant_id {
-        if &invoke.ctx.tenant_id != pinned {
-            return Answer::TenantMismatch;
-        }
+    if let Some(pinned) = &state.tenant_id
+        && &invoke.ctx.tenant_id != pinned
+    {
+        return Answer::TenantMismatch;
     }
     let id = invoke.tool.id.clone();
     let cancellation = Cancellation::new();
@@ -151,14 +151,14 @@ pub(crate) async fn tool_response(
         );
     };
     let have = tool.entry.version.as_deref().unwrap_or_default();
-    if let Some(asked) = &invoke.tool.version {
-        if asked != have {
-            return tool_error(
-                ErrorCode::ToolVersionMismatch,
-                id,
-                format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
-            );
-        }
+    if let Some(asked) = &invoke.tool.version
+        && asked != have
+    {
+        return tool_error(
+            ErrorCode::ToolVersionMismatch,
+            id,
+            format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
+        );
     }
     let mut input = invoke.input;
     tool.input.fill_defaults(&mut input);
@@ -235,17 +235,17 @@ fn pause_response(tool: &ToolRuntime, can_pause: bool, pause: crate::Pause) -> R
         return pause_not_available(id);
     }
     let timeout_ms = pause.timeout.map(|t| t.as_millis());
-    if let Some(ms) = timeout_ms {
-        if ms == 0 || ms > u128::from(ToolPause::MAX_TIMEOUT_MS) {
-            return tool_error(
-                ErrorCode::HandlerShapeInvalid,
-                id,
-                format!(
-                    "Tool \"{id}\" paused with timeoutMs {ms}: a pause waits between 1 ms and 24 days ({} ms)",
-                    ToolPause::MAX_TIMEOUT_MS
-                ),
-            );
-        }
+    if let Some(ms) = timeout_ms
+        && (ms == 0 || ms > u128::from(ToolPause::MAX_TIMEOUT_MS))
+    {
+        return tool_error(
+            ErrorCode::HandlerShapeInvalid,
+            id,
+            format!(
+                "Tool \"{id}\" paused with timeoutMs {ms}: a pause waits between 1 ms and 24 days ({} ms)",
+                ToolPause::MAX_TIMEOUT_MS
+            ),
+        );
     }
     Response::Pause(ToolPause {
         v: kindgi_protocol::ProtocolV2,
@@ -423,23 +423,23 @@ pub(crate) fn check_response(state: &ServiceState, invoke: CheckInvoke) -> Respo
         .into();
     };
     let config = Value::Object(invoke.config);
-    if let Some(validator) = &check.config {
-        if let Err(issues) = validator.validate(&config) {
-            let first = issues.first();
-            let at = first
-                .map(|i| i.instance_path.as_str())
-                .filter(|p| !p.is_empty())
-                .map(|p| format!(" at {p}"))
-                .unwrap_or_default();
-            let message = first.map(|i| i.message.as_str()).unwrap_or("invalid");
-            return check_error(
-                ErrorCode::InputValidationFailed,
-                id,
-                format!("Check \"{id}\" config failed validation{at}: {message}"),
-            )
-            .with_issues(issues)
-            .into();
-        }
+    if let Some(validator) = &check.config
+        && let Err(issues) = validator.validate(&config)
+    {
+        let first = issues.first();
+        let at = first
+            .map(|i| i.instance_path.as_str())
+            .filter(|p| !p.is_empty())
+            .map(|p| format!(" at {p}"))
+            .unwrap_or_default();
+        let message = first.map(|i| i.message.as_str()).unwrap_or("invalid");
+        return check_error(
+            ErrorCode::InputValidationFailed,
+            id,
+            format!("Check \"{id}\" config failed validation{at}: {message}"),
+        )
+        .with_issues(issues)
+        .into();
     }
     let Value::Object(config) = config else {
         return check_error(
