@@ -34,6 +34,9 @@ use crate::log::{Level, Logger, Record};
 const DRAIN_WINDOW: Duration = Duration::from_secs(8);
 /// How long a client may take to send its request's headers.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most connections served at once; past it, new connections wait in
+/// the listen backlog until one closes.
+const MAX_CONNECTIONS: usize = 4096;
 
 /// Runs `serve` with the arguments after it.
 pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
@@ -363,7 +366,11 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
 }
 
 async fn accept_loop(listener: TcpListener, state: Arc<ServiceState>) {
+    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
+        let Ok(permit) = Arc::clone(&connections).acquire_owned().await else {
+            return;
+        };
         let (stream, _) = match listener.accept().await {
             Ok(accepted) => accepted,
             Err(_) => {
@@ -383,6 +390,7 @@ async fn accept_loop(listener: TcpListener, state: Arc<ServiceState>) {
                 .header_read_timeout(HEADER_TIMEOUT)
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
+            drop(permit);
         });
     }
 }
