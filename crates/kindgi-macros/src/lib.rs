@@ -1,1 +1,187 @@
-//! Attribute macros of the Kindgi pack SDK.
+//! Attribute macros of the Kindgi pack SDK: [`macro@tool`] and
+//! [`macro@check`], used as `#[kindgi::tool]` and `#[kindgi::check]`.
+//!
+//! They are thin: each keeps the function exactly as written (so it stays
+//! callable and testable) and adds a function that builds the primitive with
+//! the `kindgi` builder API — `kindgi::Tool` or `kindgi::Guardrail` —
+//! which works on its own as well. Everything the macros don't cover is
+//! chained on what they generate.
+//!
+//! The generated code names `::kindgi`, so the crate using the macros
+//! depends on `kindgi` (under that name).
+
+mod args;
+mod check;
+mod func;
+mod id;
+mod tool;
+
+use proc_macro::TokenStream;
+
+/// Declares a tool: keeps the function, and adds `fn <name>_tool() -> kindgi::Tool`
+/// with the same visibility.
+///
+/// It goes on an `async fn name(input: Input, ctx: ToolContext) -> Result<Output, E>`,
+/// or on a plain `fn` of the same shape with `blocking`. The handler's types
+/// give the schemas: `Input` is `Deserialize + JsonSchema`, `Output` is
+/// `Serialize + JsonSchema` (or `Reply<T>` for a tool that may pause) and `E`
+/// is any `std::error::Error` (or `ToolError`).
+///
+/// ```text
+/// use kindgi::{ToolContext, ToolError};
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct EchoInput { message: String }
+/// #[derive(Serialize, JsonSchema)]
+/// struct EchoOutput { message: String }
+///
+/// /// Echo the message back.
+/// #[kindgi::tool(id = "acme.echo", version = "1.2.0", mutating = false)]
+/// async fn echo(input: EchoInput, _ctx: ToolContext) -> Result<EchoOutput, ToolError> {
+///     Ok(EchoOutput { message: input.message })
+/// }
+///
+/// let tool = echo_tool(); // a kindgi::Tool, ready for Pack::tool
+/// assert_eq!(tool.id(), "acme.echo");
+/// ```
+///
+/// `echo_tool()` is:
+///
+/// ```text
+/// kindgi::Tool::new("acme.echo", kindgi::here!())
+///     .description("Echo the message back.")
+///     .version("1.2.0")
+///     .mutating(false)
+///     .handler(echo)
+/// ```
+///
+/// # Arguments
+///
+/// | argument | builder call |
+/// | --- | --- |
+/// | `id = "acme.echo"` (required) | `Tool::new("acme.echo", here!())` |
+/// | `description = "..."` | `.description("...")`, else the doc comment (see below) |
+/// | `version = "1.2.0"` | `.version("1.2.0")` |
+/// | `mutating = false` | `.mutating(false)` |
+/// | `needs_approval_when_unattended = true` | `.needs_approval_when_unattended(true)` |
+/// | `pauses = true` | `.pauses(true)` (default: whether the output is `Reply<T>`) |
+/// | `stores_files` | `.stores_files()` |
+/// | `reads_files` | `.reads_files()` |
+/// | `blocking` | `.blocking_handler(name)` instead of `.handler(name)` |
+///
+/// A flag alone means `true`: `mutating` is `mutating = true`, and
+/// `stores_files = false` is the same as leaving it out. The id is checked
+/// at compile time: ASCII letters, digits and `. _ - : /`, starting with a
+/// letter or digit, at most 200 bytes.
+///
+/// The description the model reads is the function's doc comment as rustdoc
+/// shows it (one leading space off each line, lines joined by newlines,
+/// trimmed), unless `description = "..."` is given. Doc attributes that
+/// aren't string literals (`#[doc = include_str!(..)]`) are not read: use
+/// `description` then.
+///
+/// # Effects, needs and everything else
+///
+/// Effects, env values, secrets, connections and other index fields are not
+/// arguments: chain the builder methods on the generated function.
+///
+/// ```text
+/// let tool = echo_tool()
+///     .effect("network", Some("api.example.com"))
+///     .needs_secret("API_KEY")
+///     .needs_env("REGION", serde_json::json!({"type": "string", "default": "eu"}))
+///     .needs_connection("crm", "salesforce", &["read"]);
+/// ```
+///
+/// # Blocking tools
+///
+/// ```text
+/// /// Count the words of a large text.
+/// #[kindgi::tool(id = "acme.word-count", blocking)]
+/// fn word_count(input: Text, ctx: ToolContext) -> Result<Count, ToolError> {
+///     // runs on the blocking pool; long loops check ctx.is_cancelled()
+/// }
+/// ```
+///
+/// # Errors
+///
+/// At compile time, on the attribute or the function: a missing, empty or
+/// malformed `id`, an unknown or repeated argument, a plain `fn` without
+/// `blocking`, `blocking` on an `async fn`, a method, a generic function, or
+/// a function that doesn't take exactly two parameters. The function goes at
+/// module level (not in an `impl` block).
+#[proc_macro_attribute]
+pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tool::expand(attr.into(), item.into()).into()
+}
+
+/// Declares a guardrail whose check is this function: keeps the function,
+/// and adds `fn <name>_guardrail() -> kindgi::Guardrail` with the same
+/// visibility.
+///
+/// It goes on a plain `fn name(config: Config, trace: RunTrace) -> R`, where
+/// `Config` is `Deserialize + JsonSchema` (its schema becomes the
+/// guardrail's `configSchema`) and `R` is a `CheckResult`, a `bool`, or a
+/// `Result` of either.
+///
+/// ```text
+/// use kindgi::{CheckResult, RunTrace};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// #[serde(rename_all = "camelCase")]
+/// struct Config { min_length: usize }
+///
+/// #[kindgi::check(
+///     id = "acme.min-length",
+///     check_id = "acme.checks.min-length",
+///     on_violation = "halt",
+///     severity = "error",
+/// )]
+/// fn min_length(config: Config, trace: RunTrace) -> CheckResult {
+///     let len = trace.output_text().unwrap_or("").trim().chars().count();
+///     if len >= config.min_length { CheckResult::pass() } else { CheckResult::fail("too short") }
+/// }
+///
+/// let guardrail = min_length_guardrail(); // a kindgi::Guardrail, ready for Pack::guardrail
+/// assert_eq!(guardrail.id(), "acme.min-length");
+/// ```
+///
+/// `min_length_guardrail()` is:
+///
+/// ```text
+/// kindgi::Guardrail::new("acme.min-length", kindgi::here!())
+///     .check_id("acme.checks.min-length")
+///     .on_violation("halt")
+///     .severity("error")
+///     .evaluate(min_length)
+/// ```
+///
+/// # Arguments
+///
+/// | argument | builder call |
+/// | --- | --- |
+/// | `id = "acme.min-length"` (required) | `Guardrail::new("acme.min-length", here!())` |
+/// | `check_id = "..."` | `.check_id("...")` |
+/// | `name = "..."` | `.name("...")` |
+/// | `on_violation = "halt"` (required) | `.on_violation("halt")` |
+/// | `severity = "error"` | `.severity("error")` |
+/// | `kind = "zero-llm"` | `.kind("zero-llm")` (the default) |
+///
+/// `id` and `check_id` are checked at compile time like a tool's id. The
+/// scope, config and other index fields are chained on the generated
+/// function: `min_length_guardrail().config(json!({"minLength": 20}))`.
+///
+/// # Errors
+///
+/// At compile time: a missing, empty or malformed `id` (or `check_id`), a
+/// missing or empty `on_violation`, an unknown or repeated argument, an
+/// `async fn`, a method, a generic function, or a function that doesn't take
+/// exactly two parameters.
+#[proc_macro_attribute]
+pub fn check(attr: TokenStream, item: TokenStream) -> TokenStream {
+    check::expand(attr.into(), item.into()).into()
+}

@@ -1,0 +1,260 @@
+//! `#[tool]`: the function as written, plus `fn <name>_tool() -> Tool`.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use syn::ext::IdentExt;
+use syn::{ItemFn, LitStr};
+
+use crate::args::{self, Accepted, Args};
+use crate::func::{self, Errors};
+use crate::id;
+
+/// The arguments of `#[tool]`.
+const ACCEPTED: &[Accepted] = &[
+    args::string("id"),
+    args::string("version"),
+    args::flag("mutating"),
+    args::flag("needs_approval_when_unattended"),
+    args::flag("pauses"),
+    args::flag("stores_files"),
+    args::flag("reads_files"),
+    args::flag("blocking"),
+    args::string("description"),
+];
+
+/// Expands `#[tool(attr)] item`.
+pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
+    let func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(e) => {
+            let error = syn::Error::new(
+                e.span(),
+                "`#[tool]` goes on a function: `async fn name(input: Input, ctx: ToolContext) -> Result<Output, Error>`",
+            );
+            return with_item(error, item);
+        }
+    };
+    match builder(attr, &func) {
+        Ok(body) => generate(&func, body),
+        Err(error) => {
+            // Keep the function, and declare `<name>_tool()`, so that the
+            // only errors are these.
+            let stub = generate(&func, quote!(::core::unreachable!()));
+            let error = error.to_compile_error();
+            quote!(#error #stub)
+        }
+    }
+}
+
+/// The body of `<name>_tool()`: the builder calls.
+fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    let args = errors.take(Args::parse("tool", ACCEPTED, attr));
+    func::check_shape(
+        &func.sig,
+        "tool",
+        "(input: Input, ctx: ToolContext)",
+        &mut errors,
+    );
+    let Some(args) = args else {
+        return Err(errors.into_result().expect_err("an error was pushed"));
+    };
+
+    let blocking = args.flag("blocking");
+    match (&func.sig.asyncness, blocking) {
+        (Some(_), Some((true, span))) => errors.push(syn::Error::new(
+            span,
+            "`blocking` is for a plain `fn`, run on the blocking pool: remove `async`, or remove `blocking`",
+        )),
+        (None, None | Some((false, _))) => errors.push(syn::Error::new_spanned(
+            func.sig.fn_token,
+            "`#[tool]` goes on an `async fn`; for a plain `fn` that blocks, add `blocking`: `#[tool(id = \"...\", blocking)]`",
+        )),
+        _ => {}
+    }
+
+    let id = errors.take(args.required_str("tool", "id", "acme.echo"));
+    if let Some(id) = id {
+        errors.take(id::check("id", id));
+    }
+    errors.into_result()?;
+    let id = id.expect("no errors, so the id is there");
+
+    let mut calls = Vec::new();
+    let description = match args.str("description") {
+        Some(description) => Some(description.clone()),
+        None => {
+            let doc = func::doc_comment(&func.attrs);
+            (!doc.is_empty()).then(|| LitStr::new(&doc, func.sig.ident.span()))
+        }
+    };
+    if let Some(description) = description {
+        calls.push(quote!(.description(#description)));
+    }
+    if let Some(version) = args.str("version") {
+        calls.push(quote!(.version(#version)));
+    }
+    for name in ["mutating", "needs_approval_when_unattended", "pauses"] {
+        if let Some((on, _)) = args.flag(name) {
+            let method = format_ident!("{name}");
+            calls.push(quote!(.#method(#on)));
+        }
+    }
+    for name in ["stores_files", "reads_files"] {
+        if args.is_set(name) {
+            let method = format_ident!("{name}");
+            calls.push(quote!(.#method()));
+        }
+    }
+    let name = &func.sig.ident;
+    if func.sig.asyncness.is_some() {
+        calls.push(quote!(.handler(#name)));
+    } else {
+        calls.push(quote!(.blocking_handler(#name)));
+    }
+    Ok(quote! {
+        ::kindgi::Tool::new(#id, ::kindgi::here!())
+            #(#calls)*
+    })
+}
+
+/// The function as written, then `<name>_tool()` with `body`.
+fn generate(func: &ItemFn, body: TokenStream) -> TokenStream {
+    let name = &func.sig.ident;
+    let tool_fn = format_ident!("{}_tool", name, span = name.span());
+    let vis = &func.vis;
+    let cfgs = func::cfgs(&func.attrs);
+    let doc = format!(
+        " The tool whose handler is `{}` (made by `#[kindgi::tool]`).",
+        name.unraw()
+    );
+    quote! {
+        #func
+
+        #(#cfgs)*
+        #[doc = #doc]
+        #vis fn #tool_fn() -> ::kindgi::Tool {
+            #body
+        }
+    }
+}
+
+/// `error`, with `item` kept as it was.
+fn with_item(error: syn::Error, item: TokenStream) -> TokenStream {
+    let error = error.to_compile_error();
+    quote!(#error #item)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn expand_str(attr: TokenStream, item: TokenStream) -> String {
+        expand(attr, item).to_string()
+    }
+
+    #[test]
+    fn async_tool_with_every_flag() {
+        let out = expand_str(
+            quote!(
+                id = "acme.echo",
+                version = "1.2.0",
+                mutating = false,
+                needs_approval_when_unattended,
+                pauses = true,
+                stores_files,
+                reads_files
+            ),
+            quote! {
+                /// Echo the message back.
+                pub async fn echo(input: Input, ctx: ToolContext) -> Result<Output, ToolError> { todo!() }
+            },
+        );
+        let want = quote! {
+            ::kindgi::Tool::new("acme.echo", ::kindgi::here!())
+                .description("Echo the message back.")
+                .version("1.2.0")
+                .mutating(false)
+                .needs_approval_when_unattended(true)
+                .pauses(true)
+                .stores_files()
+                .reads_files()
+                .handler(echo)
+        }
+        .to_string();
+        assert!(out.contains(&want), "{out}");
+        assert!(
+            out.contains("pub fn echo_tool () -> :: kindgi :: Tool"),
+            "{out}"
+        );
+        assert!(out.contains("pub async fn echo"), "{out}");
+    }
+
+    #[test]
+    fn blocking_tool_with_description() {
+        let out = expand_str(
+            quote!(id = "acme.sum", blocking, description = "Add up."),
+            quote! {
+                /// Not this.
+                pub(crate) fn sum(input: Input, ctx: ToolContext) -> Result<Output, ToolError> { todo!() }
+            },
+        );
+        let want = quote! {
+            ::kindgi::Tool::new("acme.sum", ::kindgi::here!())
+                .description("Add up.")
+                .blocking_handler(sum)
+        }
+        .to_string();
+        assert!(out.contains(&want), "{out}");
+        assert!(out.contains("pub (crate) fn sum_tool ()"), "{out}");
+    }
+
+    #[test]
+    fn no_doc_no_description_and_false_flags() {
+        let out = expand_str(
+            quote!(id = "acme.x", stores_files = false),
+            quote!(
+                async fn x(input: I, ctx: C) -> Result<O, E> {
+                    todo!()
+                }
+            ),
+        );
+        let want = quote!(::kindgi::Tool::new("acme.x", ::kindgi::here!()).handler(x)).to_string();
+        assert!(out.contains(&want), "{out}");
+    }
+
+    #[test]
+    fn errors_keep_the_function_and_declare_the_tool_fn() {
+        let out = expand_str(
+            quote!(),
+            quote!(
+                fn x(input: I) -> Result<O, E> {
+                    todo!()
+                }
+            ),
+        );
+        assert!(out.contains("compile_error"), "{out}");
+        assert!(out.contains("fn x (input : I)"), "{out}");
+        assert!(out.contains("fn x_tool ()"), "{out}");
+        assert!(out.contains("unreachable"), "{out}");
+        for message in [
+            "takes exactly two parameters",
+            "goes on an `async fn`",
+            "needs `id`",
+        ] {
+            assert!(out.contains(message), "{message}: {out}");
+        }
+    }
+
+    #[test]
+    fn not_a_function() {
+        let out = expand_str(
+            quote!(id = "acme.x"),
+            quote!(
+                struct S;
+            ),
+        );
+        assert!(out.contains("goes on a function"), "{out}");
+        assert!(out.contains("struct S"), "{out}");
+    }
+}
