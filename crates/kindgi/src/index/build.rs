@@ -312,3 +312,89 @@ fn flow_entry(flow: &Flow, problems: &mut Vec<String>) -> FlowEntry {
         extra: flow.extra.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{ToolContext, ToolError};
+    use serde_json::json;
+
+    async fn noop(input: Value, _ctx: ToolContext) -> Result<Value, ToolError> {
+        Ok(input)
+    }
+
+    fn config() -> PackConfig {
+        PackConfig {
+            id: "p".into(),
+            version: "2.0.0".into(),
+            env: None,
+        }
+    }
+
+    fn pins() -> Pins {
+        Pins {
+            artifact_version: "20260101.1".into(),
+            published_at: "2026-01-01T00:00:00.000Z".into(),
+        }
+    }
+
+    fn tool(id: &str) -> Tool {
+        Tool::new(id, crate::here!()).handler(noop)
+    }
+
+    #[test]
+    fn sorts_and_defaults_versions() {
+        let pack = Pack::new().tool(tool("b.tool")).tool(tool("a.tool").version("1.0.0"));
+        let index = build_index(&pack, &config(), &pins()).expect("valid");
+        let ids: Vec<_> = index.tools.iter().map(|t| t.id.as_str()).collect();
+        assert_eq!(ids, ["a.tool", "b.tool"]);
+        assert_eq!(index.tools[0].version.as_deref(), Some("1.0.0"));
+        assert_eq!(index.tools[1].version.as_deref(), Some("2.0.0"));
+        assert_eq!(index.tools[1].module_path, "src/index/build.rs");
+    }
+
+    #[test]
+    fn names_every_mistake_with_its_file() {
+        let pack = Pack::new()
+            .tool(tool("dup"))
+            .tool(tool("dup"))
+            .tool(tool("bad id"))
+            .tool(Tool::new("no.handler", crate::here!()))
+            .guardrail(
+                Guardrail::new("g", crate::here!())
+                    .evaluate(|_: Value, _: crate::RunTrace| true),
+            )
+            .agent(
+                Agent::new("a", "1.0.0", "A", crate::here!()).tool("missing.tool", "1.0.0"),
+            )
+            .flow(
+                Flow::new("f", "1.0.0", crate::here!())
+                    .tool_node("n", "dup")
+                    .edge(crate::flow::START, "n")
+                    .edge("n", "ghost"),
+            );
+        let problems = build_index(&pack, &config(), &pins()).expect_err("invalid");
+        let file = "src/index/build.rs";
+        let expected = [
+            format!("tool \"bad id\" ({file}): an id is ASCII letters, digits and . _ - : /, starting with a letter or digit, at most 200 characters"),
+            format!("tool \"no.handler\" ({file}): has no handler: call .handler(…) or .blocking_handler(…)"),
+            format!("guardrail \"g\" ({file}): has no action: call .on_violation(\"halt\") (or another action)"),
+            format!("flow \"f\" ({file}): edge \"n->ghost\" goes to node \"ghost\", which the flow doesn't have"),
+            format!("tool \"dup@2.0.0\" is declared 2 times: {file}, {file}"),
+            format!("tool \"dup\" is declared 2 times: {file}, {file}"),
+            format!("agent \"a\" ({file}): names tool \"missing.tool@1.0.0\", which this pack doesn't have"),
+        ];
+        assert_eq!(problems, expected);
+    }
+
+    #[test]
+    fn refuses_a_schema_that_does_not_compile() {
+        let pack = Pack::new().tool(tool("t").input_schema(json!({"type": 12})));
+        let problems = build_index(&pack, &config(), &pins()).expect_err("invalid");
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].starts_with("tool \"t\" (src/index/build.rs): its input schema is not a valid JSON Schema: "),
+            "{problems:?}"
+        );
+    }
+}
