@@ -34,6 +34,39 @@
 //! }
 //! ```
 //!
+//! The [`tool`] and [`check`] attributes write the builder calls for you:
+//! the function stays as written, and `#[tool]` adds `<name>_tool()`,
+//! `#[check]` adds `<name>_guardrail()`. A doc comment becomes the
+//! description, and ids are checked at compile time.
+//!
+//! ```
+//! use kindgi::{CheckResult, RunTrace, ToolContext, ToolError};
+//! use schemars::JsonSchema;
+//! use serde::{Deserialize, Serialize};
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Input { message: String }
+//! #[derive(Serialize, JsonSchema)]
+//! struct Output { message: String }
+//!
+//! /// Returns the message it is given.
+//! #[kindgi::tool(id = "acme.echo", mutating = false)]
+//! async fn echo(input: Input, _ctx: ToolContext) -> Result<Output, ToolError> {
+//!     Ok(Output { message: input.message })
+//! }
+//!
+//! #[derive(Deserialize, JsonSchema)]
+//! struct Config { #[serde(default)] max: usize }
+//!
+//! #[kindgi::check(id = "acme.short", on_violation = "halt")]
+//! fn short(config: Config, trace: RunTrace) -> CheckResult {
+//!     (trace.output_text().unwrap_or("").len() <= config.max).into()
+//! }
+//!
+//! let pack = kindgi::Pack::new().tool(echo_tool()).guardrail(short_guardrail());
+//! assert_eq!(pack.tools()[0].id(), "acme.echo");
+//! ```
+//!
 //! The pack's id, version and declared env live in its `Cargo.toml`
 //! under `[package.metadata.kindgi]` (see [`index::PackConfig`]).
 
@@ -59,6 +92,7 @@ pub use cancel::{CancelReason, Cancellation};
 pub use context::{ToolContext, WaitLink};
 pub use error::{PauseNotAvailable, ToolError};
 pub use files::{Files, FilesError, FilesNotAvailable, Read, Stored, encode_component};
+pub use kindgi_macros::{check, tool};
 pub use kindgi_protocol as protocol;
 pub use kindgi_protocol::{CheckResult, Connection, FileValue, NotRead, NotStored, Secret};
 pub use schema::schema_for;
