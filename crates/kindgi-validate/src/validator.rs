@@ -1,0 +1,144 @@
+//! The compiled validator.
+
+use jsonschema::Draft;
+use kindgi_protocol::Issue;
+use serde_json::Value;
+
+use crate::defaults::Defaults;
+use crate::error::SchemaError;
+use crate::formats;
+use crate::issue::Collector;
+use crate::multiple_of;
+use crate::refs::Refs;
+
+/// A JSON Schema (draft 2020-12) compiled once and used for many instances.
+///
+/// Validation collects every error, checks formats and never coerces types;
+/// issues come out as Ajv (`allErrors: true` with ajv-formats) reports them,
+/// in Ajv's order. [`fill_defaults`](Validator::fill_defaults) is Ajv's
+/// `useDefaults`.
+///
+/// Building does all the schema work (compiling, resolving `$ref`s, planning
+/// defaults), so a call costs only the walk over the instance. A `Validator`
+/// is `Send + Sync`; share it behind an `Arc`.
+///
+/// # Example
+///
+/// ```
+/// use kindgi_validate::Validator;
+/// use serde_json::json;
+///
+/// let validator = Validator::new(&json!({
+///     "type": "object",
+///     "properties": {
+///         "message": {"type": "string", "minLength": 1},
+///         "loud": {"type": "boolean", "default": false}
+///     },
+///     "required": ["message"],
+///     "additionalProperties": false
+/// }))?;
+///
+/// let mut input = json!({"message": "hi"});
+/// validator.fill_defaults(&mut input);
+/// assert_eq!(input, json!({"message": "hi", "loud": false}));
+/// assert!(validator.validate(&input).is_ok());
+///
+/// let issues = validator.validate(&json!({"message": ""})).unwrap_err();
+/// assert_eq!(
+///     serde_json::to_value(&issues)?,
+///     json!([{
+///         "instancePath": "/message",
+///         "schemaPath": "#/properties/message/minLength",
+///         "keyword": "minLength",
+///         "params": {"limit": 1},
+///         "message": "must NOT have fewer than 1 characters"
+///     }])
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug)]
+pub struct Validator {
+    schema: Value,
+    compiled: jsonschema::Validator,
+    refs: Refs,
+    defaults: Defaults,
+}
+
+impl Validator {
+    /// Compiles `schema` as JSON Schema draft 2020-12 (whatever its `$schema`
+    /// says). References must be local to the schema; nothing is fetched.
+    ///
+    /// # Errors
+    ///
+    /// [`SchemaError`] when the schema is not valid against the 2020-12
+    /// meta-schema, a `$ref` points outside the schema, or a `pattern` does
+    /// not compile.
+    pub fn new(schema: &Value) -> Result<Validator, SchemaError> {
+        let options = jsonschema::options()
+            .with_draft(Draft::Draft202012)
+            .should_validate_formats(true)
+            .should_ignore_unknown_formats(true)
+            .with_keyword("multipleOf", multiple_of::factory)
+            .offline();
+        let compiled = formats::register(options).build(schema).map_err(|error| {
+            SchemaError::new(
+                format!("#{}", error.instance_path().as_str()),
+                error.to_string(),
+            )
+        })?;
+        let refs = Refs::collect(schema);
+        let defaults = Defaults::new(schema, &refs);
+        Ok(Validator {
+            schema: schema.clone(),
+            compiled,
+            refs,
+            defaults,
+        })
+    }
+
+    /// Validates `instance`, returning every issue in Ajv's shape and order.
+    ///
+    /// # Errors
+    ///
+    /// The issues, never empty, when `instance` is not valid.
+    pub fn validate(&self, instance: &Value) -> Result<(), Vec<Issue>> {
+        if self.compiled.is_valid(instance) {
+            return Ok(());
+        }
+        let mut collector = Collector::new(&self.schema, &self.refs, instance);
+        for error in self.compiled.iter_errors(instance) {
+            collector.add(&error, None);
+        }
+        let issues = collector.finish();
+        if issues.is_empty() {
+            Ok(())
+        } else {
+            Err(issues)
+        }
+    }
+
+    /// Whether `instance` is valid; faster than [`validate`](Validator::validate)
+    /// as it stops at the first error and builds no issue.
+    #[must_use]
+    pub fn is_valid(&self, instance: &Value) -> bool {
+        self.compiled.is_valid(instance)
+    }
+
+    /// Fills missing properties that have a `default` in the schema, as Ajv's
+    /// `useDefaults: true` does: a copy of the default is inserted, then filled
+    /// itself; nested objects and array items are filled through `properties`,
+    /// `items`, `prefixItems`, `allOf` and local `$ref`s, not through `anyOf`,
+    /// `oneOf`, `not` or `if`. Values already present (`null` included) are
+    /// left alone. Costs nothing for a schema without defaults.
+    pub fn fill_defaults(&self, instance: &mut Value) {
+        if !self.defaults.is_empty() {
+            self.defaults.fill(instance);
+        }
+    }
+
+    /// The schema this validator was built from.
+    #[must_use]
+    pub fn schema(&self) -> &Value {
+        &self.schema
+    }
+}
