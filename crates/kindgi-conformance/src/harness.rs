@@ -1,0 +1,563 @@
+//! The target under test: how to index its pack and start its pack service
+//! the way a runtime would, and what the started service writes.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::Notify;
+
+use crate::http::{self, HttpRequest, HttpResponse};
+
+/// Why the harness couldn't do what a case asked.
+#[derive(Debug, thiserror::Error)]
+pub enum HarnessError {
+    /// The index command failed.
+    #[error("the index command failed: {0}")]
+    Index(String),
+    /// The service process couldn't be started.
+    #[error("cannot start the service `{program}`: {why}")]
+    Spawn {
+        /// The program.
+        program: String,
+        /// Why.
+        why: String,
+    },
+    /// The service exited, or never said it was listening.
+    #[error("the service never wrote its `listening` record: {0}")]
+    NotListening(String),
+}
+
+/// The pins the suite indexes with, so that indexing is reproducible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pins {
+    /// `--artifact-version`.
+    pub artifact_version: String,
+    /// `--published-at`.
+    pub published_at: String,
+}
+
+impl Default for Pins {
+    /// `20261001.7` and `2026-10-01T12:00:00.000Z`.
+    fn default() -> Self {
+        Self {
+            artifact_version: "20261001.7".to_owned(),
+            published_at: "2026-10-01T12:00:00.000Z".to_owned(),
+        }
+    }
+}
+
+/// A pack service implementation to check: its serve command, its index
+/// command and its pack folder.
+///
+/// ```
+/// use kindgi_conformance::Target;
+/// let target = Target::new(
+///     vec!["node".into(), "serve.js".into()],
+///     "npx kindgi-index --output {out} --artifact-version {artifactVersion} --published-at {publishedAt}",
+///     "packs/conformance",
+/// );
+/// assert_eq!(target.pack_dir().to_str(), Some("packs/conformance"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Target {
+    serve: Vec<String>,
+    index_command: String,
+    pack_dir: PathBuf,
+    boot_timeout: Duration,
+}
+
+impl Target {
+    /// A target. `serve` is the service's argv before the arguments a
+    /// runtime appends (`--index <out> --module-root <pack-dir> --host
+    /// 127.0.0.1`). `index_command` is a shell command (run with `sh -c`)
+    /// whose `{out}`, `{artifactVersion}` and `{publishedAt}` are replaced
+    /// by shell-quoted values.
+    pub fn new(
+        serve: Vec<String>,
+        index_command: impl Into<String>,
+        pack_dir: impl Into<PathBuf>,
+    ) -> Self {
+        Self {
+            serve,
+            index_command: index_command.into(),
+            pack_dir: pack_dir.into(),
+            boot_timeout: Duration::from_secs(30),
+        }
+    }
+
+    /// How long a service may take to write its `listening` record (30 s
+    /// unless set).
+    pub fn boot_timeout(mut self, timeout: Duration) -> Self {
+        self.boot_timeout = timeout;
+        self
+    }
+
+    /// The pack folder.
+    pub fn pack_dir(&self) -> &Path {
+        &self.pack_dir
+    }
+
+    /// Runs the index command, writing the index to `out`.
+    ///
+    /// # Errors
+    ///
+    /// [`HarnessError::Index`] when it can't run or exits non-zero.
+    pub async fn index(&self, out: &Path, pins: &Pins) -> Result<(), HarnessError> {
+        let command = self
+            .index_command
+            .replace("{out}", &shell_quote(&out.to_string_lossy()))
+            .replace("{artifactVersion}", &shell_quote(&pins.artifact_version))
+            .replace("{publishedAt}", &shell_quote(&pins.published_at));
+        let output = Command::new("sh")
+            .arg("-c")
+            .arg(&command)
+            .stdin(Stdio::null())
+            .output()
+            .await
+            .map_err(|e| HarnessError::Index(format!("cannot run `{command}`: {e}")))?;
+        if !output.status.success() {
+            return Err(HarnessError::Index(format!(
+                "`{command}` exited with {}: {}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            )));
+        }
+        Ok(())
+    }
+
+    /// Starts the service and returns it running, with its output being
+    /// collected. See [`Target::start`] to wait until it listens.
+    ///
+    /// # Errors
+    ///
+    /// [`HarnessError::Spawn`] when the process can't be started.
+    pub fn spawn(&self, options: &StartOptions) -> Result<Process, HarnessError> {
+        let (program, args) = self
+            .serve
+            .split_first()
+            .ok_or_else(|| HarnessError::Spawn {
+                program: String::new(),
+                why: "the serve command is empty".to_owned(),
+            })?;
+        let mut command = Command::new(program);
+        command
+            .args(args)
+            .arg("--index")
+            .arg(&options.index)
+            .arg("--module-root")
+            .arg(&self.pack_dir)
+            .arg("--host")
+            .arg("127.0.0.1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        // What a runtime sets, and nothing the caller's shell happened to
+        // export under the service's own names.
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy();
+            if name.starts_with("KINDGI_")
+                || name == "PORT"
+                || options.remove.iter().any(|r| *r == name)
+            {
+                command.env_remove(name.as_ref());
+            }
+        }
+        command.env("PORT", "0").env("KINDGI_LOG_FORMAT", "json");
+        if let Some(token) = &options.token {
+            command.env("KINDGI_PACK_SERVICE_TOKEN", token);
+        }
+        for (name, value) in &options.env {
+            command.env(name, value);
+        }
+        let mut child = command.spawn().map_err(|e| HarnessError::Spawn {
+            program: program.clone(),
+            why: e.to_string(),
+        })?;
+        let output = Arc::new(Output::default());
+        if let Some(stdout) = child.stdout.take() {
+            tokio::spawn(collect(stdout, Arc::clone(&output), Stream::Stdout));
+        }
+        if let Some(stderr) = child.stderr.take() {
+            tokio::spawn(collect(stderr, Arc::clone(&output), Stream::Stderr));
+        }
+        Ok(Process {
+            pid: child.id(),
+            exited: AtomicBool::new(false),
+            child: tokio::sync::Mutex::new(child),
+            output,
+            token: options
+                .token
+                .as_ref()
+                .map(|t| t.trim().to_owned())
+                .unwrap_or_default(),
+        })
+    }
+
+    /// Starts the service and waits for its `listening` record.
+    ///
+    /// # Errors
+    ///
+    /// [`HarnessError`] when it can't start, exits, or doesn't listen in time.
+    pub async fn start(&self, options: &StartOptions) -> Result<Service, HarnessError> {
+        let process = self.spawn(options)?;
+        let listening = process
+            .output
+            .wait_for_record(
+                |r| r.get("kind").and_then(Value::as_str) == Some("listening"),
+                self.boot_timeout,
+            )
+            .await;
+        let Some(record) = listening else {
+            let exit = process.wait_exit(Duration::from_millis(200)).await;
+            return Err(HarnessError::NotListening(format!(
+                "{} within {} s; stderr: {}",
+                match exit {
+                    Some(code) => format!(
+                        "it exited ({})",
+                        code.map_or("signal".to_owned(), |c| format!("code {c}"))
+                    ),
+                    None => "it didn't".to_owned(),
+                },
+                self.boot_timeout.as_secs(),
+                http::shorten(&process.output.stderr_lines().join("\n"), 2000)
+            )));
+        };
+        let port = record
+            .get("port")
+            .and_then(Value::as_u64)
+            .and_then(|p| u16::try_from(p).ok())
+            .ok_or_else(|| {
+                HarnessError::NotListening(format!("its record has no port: {record}"))
+            })?;
+        Ok(Service {
+            addr: SocketAddr::from(([127, 0, 0, 1], port)),
+            process,
+        })
+    }
+}
+
+/// `value` in single quotes for `sh`.
+fn shell_quote(value: &str) -> String {
+    format!("'{}'", value.replace('\'', r"'\''"))
+}
+
+/// A random token of 48 hex digits.
+pub fn random_token() -> String {
+    hex::encode(rand::random::<[u8; 24]>())
+}
+
+/// How one service is started: which index, which token, which extra env.
+#[derive(Debug, Clone)]
+pub struct StartOptions {
+    index: PathBuf,
+    token: Option<String>,
+    env: Vec<(String, String)>,
+    remove: Vec<String>,
+}
+
+impl StartOptions {
+    /// Serve `index` with a fresh random token.
+    pub fn new(index: impl Into<PathBuf>) -> Self {
+        Self {
+            index: index.into(),
+            token: Some(random_token()),
+            env: Vec::new(),
+            remove: Vec::new(),
+        }
+    }
+
+    /// Sets `KINDGI_PACK_SERVICE_TOKEN` to `token` exactly (`None`: unset).
+    pub fn token(mut self, token: Option<String>) -> Self {
+        self.token = token;
+        self
+    }
+
+    /// The index it serves.
+    pub fn index_path(&self) -> &Path {
+        &self.index
+    }
+
+    /// The token it sets, as given.
+    pub fn token_value(&self) -> Option<&str> {
+        self.token.as_deref()
+    }
+
+    /// Adds an env variable.
+    pub fn env(mut self, name: &str, value: &str) -> Self {
+        self.env.push((name.to_owned(), value.to_owned()));
+        self
+    }
+
+    /// Makes sure `name` isn't inherited.
+    pub fn remove_env(mut self, name: &str) -> Self {
+        self.remove.push(name.to_owned());
+        self
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// One line of stderr, with its JSON when it is JSON.
+#[derive(Debug, Clone)]
+pub struct Line {
+    /// The line, without its newline.
+    pub raw: String,
+    /// The line parsed, when it is a JSON object.
+    pub record: Option<Value>,
+}
+
+/// Everything a service wrote, collected as it arrives.
+#[derive(Debug, Default)]
+pub struct Output {
+    stdout: Mutex<Vec<String>>,
+    stderr: Mutex<Vec<Line>>,
+    closed: AtomicUsize,
+    changed: Notify,
+}
+
+async fn collect(stream: impl AsyncRead + Unpin, output: Arc<Output>, which: Stream) {
+    let mut reader = BufReader::new(stream);
+    let mut buffer = Vec::new();
+    loop {
+        buffer.clear();
+        match reader.read_until(b'\n', &mut buffer).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                let raw = String::from_utf8_lossy(&buffer)
+                    .trim_end_matches(['\n', '\r'])
+                    .to_owned();
+                match which {
+                    Stream::Stdout => lock(&output.stdout).push(raw),
+                    Stream::Stderr => {
+                        let record = serde_json::from_str::<Value>(&raw)
+                            .ok()
+                            .filter(Value::is_object);
+                        lock(&output.stderr).push(Line { raw, record });
+                    }
+                }
+                output.changed.notify_waiters();
+            }
+        }
+    }
+    output.closed.fetch_add(1, Ordering::SeqCst);
+    output.changed.notify_waiters();
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Output {
+    /// Every stdout line so far.
+    pub fn stdout_lines(&self) -> Vec<String> {
+        lock(&self.stdout).clone()
+    }
+
+    /// Every stderr line so far.
+    pub fn stderr_lines(&self) -> Vec<String> {
+        lock(&self.stderr).iter().map(|l| l.raw.clone()).collect()
+    }
+
+    /// Every stderr line so far, with its JSON.
+    pub fn stderr(&self) -> Vec<Line> {
+        lock(&self.stderr).clone()
+    }
+
+    /// Every JSON record on stderr so far.
+    pub fn records(&self) -> Vec<Value> {
+        lock(&self.stderr)
+            .iter()
+            .filter_map(|l| l.record.clone())
+            .collect()
+    }
+
+    /// Whether both streams have ended.
+    pub fn ended(&self) -> bool {
+        self.closed.load(Ordering::SeqCst) >= 2
+    }
+
+    /// Whether `needle` appears in anything written so far.
+    pub fn contains(&self, needle: &str) -> bool {
+        lock(&self.stdout).iter().any(|l| l.contains(needle))
+            || lock(&self.stderr).iter().any(|l| l.raw.contains(needle))
+    }
+
+    /// Waits up to `timeout` for the first thing `find` finds; `None` when
+    /// the time passes or the service's output ends first.
+    async fn wait_for<T>(&self, timeout: Duration, find: impl Fn(&Self) -> Option<T>) -> Option<T> {
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let changed = self.changed.notified();
+            tokio::pin!(changed);
+            changed.as_mut().enable();
+            if let Some(found) = find(self) {
+                return Some(found);
+            }
+            if self.ended() {
+                return None;
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                return find(self);
+            }
+        }
+    }
+
+    /// Waits for a stderr record that `matches`.
+    pub async fn wait_for_record(
+        &self,
+        matches: impl Fn(&Value) -> bool,
+        timeout: Duration,
+    ) -> Option<Value> {
+        self.wait_for(timeout, |o| {
+            lock(&o.stderr)
+                .iter()
+                .filter_map(|l| l.record.as_ref())
+                .find(|r| matches(r))
+                .cloned()
+        })
+        .await
+    }
+
+    /// Waits for a stdout line that `matches`.
+    pub async fn wait_for_stdout(
+        &self,
+        matches: impl Fn(&str) -> bool,
+        timeout: Duration,
+    ) -> Option<String> {
+        self.wait_for(timeout, |o| {
+            lock(&o.stdout).iter().find(|l| matches(l)).cloned()
+        })
+        .await
+    }
+
+    /// Waits for a stderr line that `matches`.
+    pub async fn wait_for_stderr(
+        &self,
+        matches: impl Fn(&str) -> bool,
+        timeout: Duration,
+    ) -> Option<String> {
+        self.wait_for(timeout, |o| {
+            lock(&o.stderr)
+                .iter()
+                .find(|l| matches(&l.raw))
+                .map(|l| l.raw.clone())
+        })
+        .await
+    }
+}
+
+/// A started service process.
+#[derive(Debug)]
+pub struct Process {
+    pid: Option<u32>,
+    exited: AtomicBool,
+    child: tokio::sync::Mutex<Child>,
+    output: Arc<Output>,
+    token: String,
+}
+
+impl Process {
+    /// What it wrote.
+    pub fn output(&self) -> &Arc<Output> {
+        &self.output
+    }
+
+    /// Its token, trimmed: what a runtime sends in `kindgi-pack-token`.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+
+    /// Sends SIGTERM.
+    ///
+    /// # Errors
+    ///
+    /// When the signal can't be sent.
+    pub async fn terminate(&self) -> Result<(), String> {
+        let pid = self
+            .pid
+            .filter(|_| !self.exited.load(Ordering::SeqCst))
+            .ok_or("the process has already exited")?;
+        let status = Command::new("kill")
+            .arg("-TERM")
+            .arg(pid.to_string())
+            .status()
+            .await
+            .map_err(|e| format!("cannot run kill: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("kill -TERM {pid} failed: {status}"))
+        }
+    }
+
+    /// Waits up to `timeout` for it to exit: `Some(code)` (`None` inside
+    /// for a signal), or `None` when it is still running.
+    pub async fn wait_exit(&self, timeout: Duration) -> Option<Option<i32>> {
+        let mut child = self.child.lock().await;
+        match tokio::time::timeout(timeout, child.wait()).await {
+            Ok(Ok(status)) => {
+                self.exited.store(true, Ordering::SeqCst);
+                Some(status.code())
+            }
+            Ok(Err(_)) | Err(_) => None,
+        }
+    }
+
+    /// SIGTERM, then, after `grace`, kill.
+    pub async fn stop(&self, grace: Duration) {
+        if self.terminate().await.is_ok() && self.wait_exit(grace).await.is_some() {
+            return;
+        }
+        let mut child = self.child.lock().await;
+        let _ = child.kill().await;
+    }
+}
+
+/// A service that is listening.
+#[derive(Debug)]
+pub struct Service {
+    addr: SocketAddr,
+    process: Process,
+}
+
+impl std::ops::Deref for Service {
+    type Target = Process;
+
+    fn deref(&self) -> &Process {
+        &self.process
+    }
+}
+
+impl Service {
+    /// Where it listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Sends `request` to it.
+    ///
+    /// # Errors
+    ///
+    /// The transport problem, as text.
+    pub async fn send(&self, request: &HttpRequest) -> Result<HttpResponse, String> {
+        http::send(self.addr, request).await
+    }
+
+    /// `request` with its `kindgi-pack-token`.
+    pub fn authed(&self, request: HttpRequest) -> HttpRequest {
+        request.header("kindgi-pack-token", self.token())
+    }
+}

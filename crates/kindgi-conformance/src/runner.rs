@@ -1,0 +1,266 @@
+//! Running the cases: concurrently where they can be, reported in the
+//! order they are listed, one line each, then a summary line.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Duration;
+
+use futures::StreamExt;
+
+use crate::case::{Case, Feature};
+use crate::harness::Target;
+use crate::session::Session;
+
+/// How one case ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// It passed.
+    Pass,
+    /// It failed: the difference.
+    Fail(String),
+    /// It didn't run: why.
+    Skip(String),
+}
+
+/// One case's line of the report.
+#[derive(Debug, Clone)]
+pub struct CaseReport {
+    /// The case's id.
+    pub id: &'static str,
+    /// Its feature.
+    pub feature: Feature,
+    /// How it ended.
+    pub outcome: Outcome,
+}
+
+impl fmt::Display for CaseReport {
+    /// `pass <id>`, `fail <id>: <difference>` or `skip <id>: <why>`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.outcome {
+            Outcome::Pass => write!(f, "pass {}", self.id),
+            Outcome::Fail(why) => write!(f, "fail {}: {why}", self.id),
+            Outcome::Skip(why) => write!(f, "skip {}: {why}", self.id),
+        }
+    }
+}
+
+/// Every case's outcome, in the order the cases are listed.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// One entry per case.
+    pub cases: Vec<CaseReport>,
+}
+
+impl Report {
+    fn count(&self, which: fn(&Outcome) -> bool) -> usize {
+        self.cases.iter().filter(|c| which(&c.outcome)).count()
+    }
+
+    /// How many passed.
+    pub fn passed(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::Pass))
+    }
+
+    /// The cases that failed.
+    pub fn failures(&self) -> Vec<&CaseReport> {
+        self.cases
+            .iter()
+            .filter(|c| matches!(c.outcome, Outcome::Fail(_)))
+            .collect()
+    }
+
+    /// How many were skipped.
+    pub fn skipped(&self) -> usize {
+        self.count(|o| matches!(o, Outcome::Skip(_)))
+    }
+
+    /// Whether no case failed.
+    pub fn ok(&self) -> bool {
+        self.failures().is_empty()
+    }
+
+    /// `N passed, N failed`, and `, N skipped` when any were.
+    ///
+    /// ```
+    /// let report = kindgi_conformance::Report::default();
+    /// assert_eq!(report.summary(), "0 passed, 0 failed");
+    /// ```
+    pub fn summary(&self) -> String {
+        let mut line = format!("{} passed, {} failed", self.passed(), self.failures().len());
+        if self.skipped() > 0 {
+            line.push_str(&format!(", {} skipped", self.skipped()));
+        }
+        line
+    }
+}
+
+/// The suite, set up for one target.
+///
+/// ```no_run
+/// # async fn demo() {
+/// use kindgi_conformance::{Feature, Suite, Target};
+/// let target = Target::new(
+///     vec!["./target/debug/conformance-pack".into(), "serve".into()],
+///     "./target/debug/conformance-pack index --pack-dir fixtures/conformance-pack \
+///      --output {out} --artifact-version {artifactVersion} --published-at {publishedAt}",
+///     "fixtures/conformance-pack",
+/// );
+/// let report = Suite::new(target).skip(Feature::RustOnly).run(|line| println!("{line}")).await;
+/// assert!(report.ok());
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct Suite {
+    target: Target,
+    skip: Vec<Feature>,
+    only: Option<String>,
+    concurrency: usize,
+    case_timeout: Duration,
+}
+
+impl Suite {
+    /// Every case, against `target`.
+    pub fn new(target: Target) -> Self {
+        Self {
+            target,
+            skip: Vec::new(),
+            only: None,
+            concurrency: 6,
+            case_timeout: Duration::from_secs(45),
+        }
+    }
+
+    /// Skips every case of `feature`.
+    pub fn skip(mut self, feature: Feature) -> Self {
+        self.skip.push(feature);
+        self
+    }
+
+    /// Runs only the cases whose id starts with `prefix`.
+    pub fn only(mut self, prefix: impl Into<String>) -> Self {
+        self.only = Some(prefix.into());
+        self
+    }
+
+    /// How many cases run at once (6 unless set).
+    pub fn concurrency(mut self, n: usize) -> Self {
+        self.concurrency = n.max(1);
+        self
+    }
+
+    /// How long one case may take before it fails (45 s unless set).
+    pub fn case_timeout(mut self, timeout: Duration) -> Self {
+        self.case_timeout = timeout;
+        self
+    }
+
+    /// Runs the cases; calls `on_line` with each case's line, in list
+    /// order, as soon as it and every case before it have ended, then with
+    /// the summary line.
+    pub async fn run(self, mut on_line: impl FnMut(&str)) -> Report {
+        let cases = crate::cases::all();
+        let session = match Session::new(self.target.clone()) {
+            Ok(session) => session,
+            Err(why) => {
+                let report = Report {
+                    cases: cases
+                        .iter()
+                        .map(|c| CaseReport {
+                            id: c.id(),
+                            feature: c.feature(),
+                            outcome: Outcome::Fail(why.clone()),
+                        })
+                        .collect(),
+                };
+                for case in &report.cases {
+                    on_line(&case.to_string());
+                }
+                on_line(&report.summary());
+                return report;
+            }
+        };
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; cases.len()];
+        let mut printed = 0;
+        let mut emit = |outcomes: &mut Vec<Option<Outcome>>,
+                        i: usize,
+                        outcome: Outcome,
+                        on_line: &mut dyn FnMut(&str)| {
+            outcomes[i] = Some(outcome);
+            while let Some(Some(outcome)) = outcomes.get(printed) {
+                let report = CaseReport {
+                    id: cases[printed].id(),
+                    feature: cases[printed].feature(),
+                    outcome: outcome.clone(),
+                };
+                on_line(&report.to_string());
+                printed += 1;
+            }
+        };
+        let mut runnable = BTreeMap::new();
+        for (i, case) in cases.iter().enumerate() {
+            if let Some(why) = self.skip_reason(case) {
+                emit(&mut outcomes, i, Outcome::Skip(why), &mut on_line);
+            } else {
+                runnable.insert(i, case);
+            }
+        }
+        for last in [false, true] {
+            let batch = runnable
+                .iter()
+                .filter(|(_, case)| case.runs_last() == last)
+                .map(|(i, case)| {
+                    let session = session.clone();
+                    let timeout = self.case_timeout;
+                    let i = *i;
+                    let check = case.run(session);
+                    async move {
+                        let outcome = match tokio::time::timeout(timeout, tokio::spawn(check)).await
+                        {
+                            Ok(Ok(Ok(()))) => Outcome::Pass,
+                            Ok(Ok(Err(difference))) => Outcome::Fail(difference),
+                            Ok(Err(join)) => Outcome::Fail(format!("the case panicked: {join}")),
+                            Err(_) => {
+                                Outcome::Fail(format!("no verdict within {} s", timeout.as_secs()))
+                            }
+                        };
+                        (i, outcome)
+                    }
+                });
+            let mut finished = futures::stream::iter(batch).buffer_unordered(self.concurrency);
+            while let Some((i, outcome)) = finished.next().await {
+                emit(&mut outcomes, i, outcome, &mut on_line);
+            }
+        }
+        session.shutdown().await;
+        let report = Report {
+            cases: cases
+                .iter()
+                .zip(outcomes)
+                .map(|(case, outcome)| CaseReport {
+                    id: case.id(),
+                    feature: case.feature(),
+                    outcome: outcome.unwrap_or_else(|| Outcome::Fail("never ran".to_owned())),
+                })
+                .collect(),
+        };
+        on_line(&report.summary());
+        report
+    }
+
+    fn skip_reason(&self, case: &Case) -> Option<String> {
+        if self.skip.contains(&case.feature()) {
+            return Some(format!("feature {} skipped", case.feature()));
+        }
+        match &self.only {
+            Some(prefix) if !case.id().starts_with(prefix.as_str()) => {
+                Some(format!("not under {prefix}"))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Every case: its id, feature and what it checks, in list order.
+pub fn cases() -> Vec<Case> {
+    crate::cases::all()
+}
