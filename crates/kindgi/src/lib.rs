@@ -70,6 +70,8 @@
 //! The pack's id, version and declared env live in its `Cargo.toml`
 //! under `[package.metadata.kindgi]` (see [`index::PackConfig`]).
 
+#![deny(missing_docs)]
+
 mod authoring;
 mod cancel;
 mod context;

@@ -3,7 +3,7 @@
 //! formats them.
 
 use std::io::{IsTerminal, Write};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
 use std::sync::mpsc::{Sender, channel};
 use std::thread::JoinHandle;
 
@@ -187,7 +187,10 @@ fn now() -> String {
 pub(crate) struct Logger {
     json: bool,
     level: Level,
-    writer: Mutex<Option<(Sender<String>, JoinHandle<()>)>>,
+    /// Where lines go once the writer thread runs: a send never blocks.
+    sender: OnceLock<Sender<String>>,
+    /// The writer thread, joined by [`Logger::flush`].
+    writer: Mutex<Option<JoinHandle<()>>>,
 }
 
 impl Logger {
@@ -206,6 +209,7 @@ impl Logger {
         Self {
             json,
             level,
+            sender: OnceLock::new(),
             writer: Mutex::new(None),
         }
     }
@@ -215,6 +219,7 @@ impl Logger {
         Self {
             json: true,
             level: Level::Error,
+            sender: OnceLock::new(),
             writer: Mutex::new(None),
         }
     }
@@ -226,22 +231,39 @@ impl Logger {
             .name("kindgi-log".to_owned())
             .spawn(move || {
                 let stderr = std::io::stderr();
-                for line in receiver {
+                let write = |line: &str| {
                     let mut lock = stderr.lock();
                     let _ = lock.write_all(line.as_bytes());
                     let _ = lock.flush();
+                };
+                for line in receiver.iter() {
+                    if line.is_empty() {
+                        break;
+                    }
+                    write(&line);
+                }
+                // Lines sent while the flush marker travelled.
+                for line in receiver.try_iter() {
+                    write(&line);
                 }
             });
         if let (Ok(handle), Ok(mut writer)) = (spawned, self.writer.lock()) {
-            *writer = Some((sender, handle));
+            if self.sender.set(sender).is_ok() {
+                *writer = Some(handle);
+            }
         }
     }
 
-    /// Writes every record still queued, and stops the writer thread.
+    /// Writes every record queued so far, and waits for the writer thread
+    /// to have written them. Records logged afterwards are written directly.
     pub(crate) fn flush(&self) {
+        // The sender can't be taken out of the OnceLock; a marker line tells
+        // the writer to stop once everything before it is written.
+        if let Some(sender) = self.sender.get() {
+            let _ = sender.send(String::new());
+        }
         let taken = self.writer.lock().ok().and_then(|mut w| w.take());
-        if let Some((sender, handle)) = taken {
-            drop(sender);
+        if let Some(handle) = taken {
             let _ = handle.join();
         }
     }
@@ -260,17 +282,14 @@ impl Logger {
         } else {
             record.pretty_line(&time)
         };
-        if let Ok(writer) = self.writer.lock()
-            && let Some((sender, _)) = writer.as_ref()
-        {
-            if sender.send(line).is_ok() {
-                return;
-            }
-            // The writer thread is gone: fall through and write directly.
-            let mut stderr = std::io::stderr().lock();
-            let _ = stderr.write_all(record.json_line(&time).as_bytes());
-            return;
-        }
+        let line = match self.sender.get() {
+            // A line the stopped writer never takes comes back as the error.
+            Some(sender) => match sender.send(line) {
+                Ok(()) => return,
+                Err(unsent) => unsent.0,
+            },
+            None => line,
+        };
         let mut stderr = std::io::stderr().lock();
         let _ = stderr.write_all(line.as_bytes());
         let _ = stderr.flush();

@@ -344,7 +344,9 @@ mod tests {
 
     #[test]
     fn sorts_and_defaults_versions() {
-        let pack = Pack::new().tool(tool("b.tool")).tool(tool("a.tool").version("1.0.0"));
+        let pack = Pack::new()
+            .tool(tool("b.tool"))
+            .tool(tool("a.tool").version("1.0.0"));
         let index = build_index(&pack, &config(), &pins()).expect("valid");
         let ids: Vec<_> = index.tools.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(ids, ["a.tool", "b.tool"]);
@@ -361,12 +363,9 @@ mod tests {
             .tool(tool("bad id"))
             .tool(Tool::new("no.handler", crate::here!()))
             .guardrail(
-                Guardrail::new("g", crate::here!())
-                    .evaluate(|_: Value, _: crate::RunTrace| true),
+                Guardrail::new("g", crate::here!()).evaluate(|_: Value, _: crate::RunTrace| true),
             )
-            .agent(
-                Agent::new("a", "1.0.0", "A", crate::here!()).tool("missing.tool", "1.0.0"),
-            )
+            .agent(Agent::new("a", "1.0.0", "A", crate::here!()).tool("missing.tool", "1.0.0"))
             .flow(
                 Flow::new("f", "1.0.0", crate::here!())
                     .tool_node("n", "dup")
@@ -376,13 +375,23 @@ mod tests {
         let problems = build_index(&pack, &config(), &pins()).expect_err("invalid");
         let file = "src/index/build.rs";
         let expected = [
-            format!("tool \"bad id\" ({file}): an id is ASCII letters, digits and . _ - : /, starting with a letter or digit, at most 200 characters"),
-            format!("tool \"no.handler\" ({file}): has no handler: call .handler(…) or .blocking_handler(…)"),
-            format!("guardrail \"g\" ({file}): has no action: call .on_violation(\"halt\") (or another action)"),
-            format!("flow \"f\" ({file}): edge \"n->ghost\" goes to node \"ghost\", which the flow doesn't have"),
+            format!(
+                "tool \"bad id\" ({file}): an id is ASCII letters, digits and . _ - : /, starting with a letter or digit, at most 200 characters"
+            ),
+            format!(
+                "tool \"no.handler\" ({file}): has no handler: call .handler(…) or .blocking_handler(…)"
+            ),
+            format!(
+                "guardrail \"g\" ({file}): has no action: call .on_violation(\"halt\") (or another action)"
+            ),
+            format!(
+                "flow \"f\" ({file}): edge \"n->ghost\" goes to node \"ghost\", which the flow doesn't have"
+            ),
             format!("tool \"dup@2.0.0\" is declared 2 times: {file}, {file}"),
             format!("tool \"dup\" is declared 2 times: {file}, {file}"),
-            format!("agent \"a\" ({file}): names tool \"missing.tool@1.0.0\", which this pack doesn't have"),
+            format!(
+                "agent \"a\" ({file}): names tool \"missing.tool@1.0.0\", which this pack doesn't have"
+            ),
         ];
         assert_eq!(problems, expected);
     }
@@ -393,7 +402,9 @@ mod tests {
         let problems = build_index(&pack, &config(), &pins()).expect_err("invalid");
         assert_eq!(problems.len(), 1);
         assert!(
-            problems[0].starts_with("tool \"t\" (src/index/build.rs): its input schema is not a valid JSON Schema: "),
+            problems[0].starts_with(
+                "tool \"t\" (src/index/build.rs): its input schema is not a valid JSON Schema: "
+            ),
             "{problems:?}"
         );
     }
