@@ -3,8 +3,10 @@
 //! - `kindgi runtime`: the dev runtime (tool-files API, wait links, dev admin API).
 //! - `kindgi call <tool-id> --input JSON`: one call through the pack client.
 //! - `kindgi info`: a pack service's `GET /v1/info`.
+//! - `kindgi conformance`: the conformance suite against a pack service implementation.
 
 mod call_cmd;
+mod conformance_cmd;
 mod link;
 mod runtime_cmd;
 
@@ -32,6 +34,8 @@ enum Command {
     Call(call_cmd::CallArgs),
     /// Print a pack service's `GET /v1/info`.
     Info(call_cmd::InfoArgs),
+    /// Run the conformance suite against a pack service implementation.
+    Conformance(conformance_cmd::ConformanceArgs),
 }
 
 fn main() -> ExitCode {
@@ -52,6 +56,7 @@ fn main() -> ExitCode {
             Command::Runtime(args) => runtime_cmd::run(args).await.map(|()| ExitCode::SUCCESS),
             Command::Call(args) => call_cmd::call(args).await,
             Command::Info(args) => call_cmd::info(args).await,
+            Command::Conformance(args) => conformance_cmd::run(args).await,
         }
     });
     match result {

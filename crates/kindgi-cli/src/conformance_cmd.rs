@@ -1,0 +1,89 @@
+//! `kindgi conformance`: the conformance suite against a pack service
+//! implementation in any language.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Args;
+use kindgi_conformance::harness::split_command;
+use kindgi_conformance::{Feature, Suite, Target};
+
+/// Options of `kindgi conformance`.
+#[derive(Debug, Args)]
+pub(crate) struct ConformanceArgs {
+    /// The service's command line, before what a runtime appends
+    /// (`--index <out> --module-root <pack-dir> --host 127.0.0.1`); split
+    /// like a shell splits words and quotes.
+    #[arg(long, value_name = "ARGV", required_unless_present = "list")]
+    serve_command: Option<String>,
+    /// A shell command that writes the pack's index; `{out}`,
+    /// `{artifactVersion}` and `{publishedAt}` are replaced by quoted values.
+    #[arg(long, value_name = "SHELL", required_unless_present = "list")]
+    index_command: Option<String>,
+    /// The conformance fixture pack's folder (passed as `--module-root`).
+    #[arg(long, value_name = "DIR", required_unless_present = "list")]
+    pack_dir: Option<PathBuf>,
+    /// Skip every case of a feature (repeatable): core, index, process,
+    /// env, logs, 2.7-tenant, 2.7-index-hash, 2.8-pause, 2.9-connections,
+    /// 2.10-files, rust-only.
+    #[arg(long = "skip", value_name = "FEATURE")]
+    skip: Vec<Feature>,
+    /// Run only the cases whose id starts with this.
+    #[arg(long, value_name = "PREFIX")]
+    only: Option<String>,
+    /// How long the service may take to write its `listening` record, in ms.
+    #[arg(long, default_value_t = 30_000)]
+    boot_timeout_ms: u64,
+    /// List the cases (id, feature, what each checks) and exit.
+    #[arg(long)]
+    list: bool,
+}
+
+/// Runs the suite; exits 1 when a case failed.
+pub(crate) async fn run(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
+    if args.list {
+        for case in kindgi_conformance::cases() {
+            say(&format!(
+                "{}\t{}\t{}",
+                case.id(),
+                case.feature(),
+                case.what()
+            ));
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (Some(serve), Some(index), Some(pack_dir)) =
+        (args.serve_command, args.index_command, args.pack_dir)
+    else {
+        bail!("--serve-command, --index-command and --pack-dir are required");
+    };
+    let argv = split_command(&serve)
+        .map_err(anyhow::Error::msg)
+        .context("--serve-command")?;
+    if argv.is_empty() {
+        bail!("--serve-command is empty");
+    }
+    let target = Target::new(argv, index, pack_dir)
+        .boot_timeout(Duration::from_millis(args.boot_timeout_ms));
+    let mut suite = Suite::new(target);
+    for feature in args.skip {
+        suite = suite.skip(feature);
+    }
+    if let Some(prefix) = args.only {
+        suite = suite.only(prefix);
+    }
+    let report = suite.run(say).await;
+    Ok(if report.ok() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Prints a line; a closed stdout (`| head`) only stops the printing.
+fn say(line: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
