@@ -3,8 +3,8 @@
 //! formats them.
 
 use std::io::{IsTerminal, Write};
-use std::sync::{Mutex, OnceLock};
 use std::sync::mpsc::{Sender, channel};
+use std::sync::{Mutex, OnceLock};
 use std::thread::JoinHandle;
 
 use serde_json::Value;

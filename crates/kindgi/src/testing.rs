@@ -197,6 +197,26 @@ impl TestContext {
         self
     }
 
+    /// The files grant, as a runtime would send it (`ctx.toolFiles`): for
+    /// a test against a files endpoint of its own. A pack under
+    /// [`TestPack::with_dev_runtime`] gets one without asking.
+    pub fn tool_files(mut self, url: &str, token: &str) -> Self {
+        self.call.tool_files = Some(kindgi_protocol::ToolFilesGrant {
+            url: url.to_owned(),
+            token: kindgi_protocol::Secret::new(token),
+        });
+        self
+    }
+
+    /// The wait token, as a runtime would send it (`ctx.waitToken`).
+    pub fn wait_token(mut self, id: &str, url: &str) -> Self {
+        self.call.wait_token = Some(kindgi_protocol::WaitToken {
+            id: id.to_owned(),
+            url: kindgi_protocol::Secret::new(url),
+        });
+        self
+    }
+
     /// The call's deadline, from when it starts.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
@@ -239,6 +259,13 @@ impl TestPack {
             #[cfg(feature = "testing")]
             runtime: None,
         })
+    }
+
+    /// The dev runtime behind the pack, when started: set a tenant's state
+    /// or quota, end a run, delete a file.
+    #[cfg(feature = "testing")]
+    pub fn dev_runtime(&self) -> Option<&kindgi_runtime::DevRuntime> {
+        self.runtime.as_ref().map(|r| &r.runtime)
     }
 
     /// Calls a tool.
@@ -316,7 +343,7 @@ mod dev {
     use super::{ServiceState, TestContext, TestPack};
 
     pub(super) struct Runtime {
-        runtime: DevRuntime,
+        pub(super) runtime: DevRuntime,
         _dir: tempfile::TempDir,
         _shutdown: tokio::sync::oneshot::Sender<()>,
     }
@@ -377,9 +404,24 @@ mod dev {
         /// # Errors
         ///
         /// A sentence when the runtime can't start.
-        pub async fn with_dev_runtime(mut self) -> Result<Self, String> {
+        pub async fn with_dev_runtime(self) -> Result<Self, String> {
+            self.with_dev_runtime_config(|_| {}).await
+        }
+
+        /// As [`TestPack::with_dev_runtime`], with the runtime's config
+        /// changed first (smaller limits, a quota, …).
+        ///
+        /// # Errors
+        ///
+        /// A sentence when the runtime can't start.
+        pub async fn with_dev_runtime_config(
+            mut self,
+            configure: impl FnOnce(&mut RuntimeConfig),
+        ) -> Result<Self, String> {
             let dir = tempfile::tempdir().map_err(|e| format!("no temporary folder: {e}"))?;
-            let runtime = DevRuntime::open(RuntimeConfig::new(dir.path()))
+            let mut config = RuntimeConfig::new(dir.path());
+            configure(&mut config);
+            let runtime = DevRuntime::open(config)
                 .map_err(|e| format!("the dev runtime didn't open: {e}"))?;
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
                 .await
