@@ -247,10 +247,10 @@ impl Logger {
                     write(&line);
                 }
             });
-        if let (Ok(handle), Ok(mut writer)) = (spawned, self.writer.lock()) {
-            if self.sender.set(sender).is_ok() {
-                *writer = Some(handle);
-            }
+        if let (Ok(handle), Ok(mut writer)) = (spawned, self.writer.lock())
+            && self.sender.set(sender).is_ok()
+        {
+            *writer = Some(handle);
         }
     }
 
