@@ -207,10 +207,7 @@ async fn scripted(
             let mut buf = vec![0u8; 65536];
             let mut read = 0;
             // Read the head and a small body.
-            loop {
-                let Ok(n) = socket.read(&mut buf[read..]).await else {
-                    break;
-                };
+            while let Ok(n) = socket.read(&mut buf[read..]).await {
                 if n == 0 {
                     break;
                 }
