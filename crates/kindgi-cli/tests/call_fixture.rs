@@ -1,0 +1,171 @@
+//! End to end: `kindgi call` through the pack client and the dev runtime
+//! against the real conformance fixture pack service — a tool that stores
+//! a file, and one that pauses and is completed through its wait link.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const KINDGI: &str = env!("CARGO_BIN_EXE_kindgi");
+const PNG: &str = "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b49444154789c6360000200000500017a5eab3f0000000049454e44ae426082";
+
+/// The fixture pack's binary, next to `kindgi` in the target folder; built
+/// when a run of only this crate's tests hasn't built it.
+fn fixture_binary() -> PathBuf {
+    let dir = Path::new(KINDGI).parent().expect("target folder");
+    let binary = dir.join("conformance-pack");
+    if !binary.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+        let status = Command::new(cargo)
+            .args(["build", "-q", "-p", "conformance-pack"])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "the fixture pack builds");
+    }
+    binary
+}
+
+fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/conformance-pack")
+}
+
+/// The fixture's service on a free port, and its URL.
+struct Service {
+    child: Child,
+    url: String,
+}
+
+impl Drop for Service {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start_service(binary: &Path, index: &Path) -> Service {
+    let mut child = Command::new(binary)
+        .args(["serve", "--index"])
+        .arg(index)
+        .args(["--host", "127.0.0.1"])
+        .env("KINDGI_PACK_SERVICE_TOKEN", "e2e-token")
+        .env("PORT", "0")
+        .env("KINDGI_LOG_FORMAT", "json")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the service starts");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let port = loop {
+        let line = lines.next().expect("a listening record").expect("a line");
+        let record: Value = serde_json::from_str(&line).unwrap_or_default();
+        if record["kind"] == "listening" {
+            break record["port"].as_u64().expect("a port");
+        }
+    };
+    // Keep draining the service's records so it never blocks on stderr.
+    std::thread::spawn(move || for _ in lines {});
+    Service {
+        child,
+        url: format!("http://127.0.0.1:{port}"),
+    }
+}
+
+fn call(tool: &str, input: &Value, service: &Service, index: &Path, data: &Path) -> Command {
+    let mut command = Command::new(KINDGI);
+    command
+        .args(["call", tool, "--input", &input.to_string()])
+        .args(["--service", &service.url, "--token", "e2e-token"])
+        .arg("--index")
+        .arg(index)
+        .arg("--data-dir")
+        .arg(data);
+    command
+}
+
+#[test]
+fn kindgi_call_stores_a_file_and_waits_out_a_pause() {
+    let binary = fixture_binary();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let index = dir.path().join("index.json");
+    let indexed = Command::new(&binary)
+        .args(["index", "--pack-dir"])
+        .arg(fixture_dir())
+        .arg("--output")
+        .arg(&index)
+        .output()
+        .expect("indexed");
+    assert!(indexed.status.success(), "{indexed:?}");
+    let service = start_service(&binary, &index);
+    let data = dir.path().join("data");
+
+    // A tool that stores a file: the dev runtime issues its files token.
+    let out = call(
+        "conformance.files",
+        &json!({"storeHex": PNG, "name": "dot.png", "contentType": "image/png"}),
+        &service,
+        &index,
+        &data,
+    )
+    .output()
+    .expect("kindgi call runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    let file = &printed["files"][0];
+    assert_eq!(file["type"], "kindgi.file");
+    assert_eq!(file["name"], "dot.png");
+    assert_eq!(file["contentType"], "image/png");
+    assert_eq!(file["size"], 68);
+
+    // A tool that pauses: complete it through the link it prints.
+    let mut child = call(
+        "conformance.pause",
+        &json!({"name": "approval"}),
+        &service,
+        &index,
+        &data,
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .expect("kindgi call runs");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let started = Instant::now();
+    let link = loop {
+        assert!(started.elapsed() < Duration::from_secs(20), "no wait line");
+        let line = lines.next().expect("a progress line").expect("a line");
+        if let Some((_, url)) = line.split_once("POST the output as JSON to ") {
+            break url.trim().to_owned();
+        }
+    };
+    let status = post_json(&link, r#"{"approved":true}"#);
+    assert_eq!(status, 200);
+    let out = child.wait_with_output().expect("kindgi call ends");
+    assert!(out.status.success());
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(printed, json!({"approved": true}));
+}
+
+/// POSTs a JSON body with no Authorization, the way another system
+/// answers a wait link, and returns the status.
+fn post_json(url: &str, body: &str) -> u16 {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        reqwest::Client::new()
+            .post(url)
+            .header("content-type", "application/json")
+            .body(body.to_owned())
+            .send()
+            .await
+            .map(|r| r.status().as_u16())
+            .unwrap_or(0)
+    })
+}
