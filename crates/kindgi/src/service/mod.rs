@@ -18,12 +18,13 @@ use std::time::Duration;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
 use kindgi_protocol::PackIndex;
 use kindgi_validate::Validator;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use self::config::{ProcessEnv, ServiceConfig, parse_config};
 use self::state::{CheckRuntime, InFlight, ServiceState, ToolRuntime, info_body};
@@ -34,6 +35,8 @@ use crate::log::{Level, Logger, Record};
 const DRAIN_WINDOW: Duration = Duration::from_secs(8);
 /// How long a client may take to send its request's headers.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long, after the drain, connections get to write their last answers.
+const CLOSE_WINDOW: Duration = Duration::from_secs(1);
 /// The most connections served at once; past it, new connections wait in
 /// the listen backlog until one closes.
 const MAX_CONNECTIONS: usize = 4096;
@@ -349,50 +352,76 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
         .field("packId", state.index.pack_id.as_str())
         .field("artifactVersion", state.index.artifact_version.as_str()),
     );
-    let accept = tokio::spawn(accept_loop(listener, Arc::clone(&state)));
-    shutdown_signal().await;
-    state.draining.store(true, Ordering::SeqCst);
-    state.logger.log(Record::lifecycle(
-        Level::Info,
-        "draining",
-        "Draining: finishing the calls in flight",
-    ));
-    let _ = tokio::time::timeout(DRAIN_WINDOW, state.in_flight.wait_idle()).await;
-    accept.abort();
+    let connections = GracefulShutdown::new();
+    let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let signal = shutdown_signal();
+    tokio::pin!(signal);
+    let mut drain_until: Option<tokio::time::Instant> = None;
+    loop {
+        let draining = drain_until.is_some();
+        let until = drain_until.unwrap_or_else(tokio::time::Instant::now);
+        tokio::select! {
+            () = &mut signal, if !draining => {
+                state.draining.store(true, Ordering::SeqCst);
+                state.logger.log(Record::lifecycle(
+                    Level::Info,
+                    "draining",
+                    "Draining: finishing the calls in flight",
+                ));
+                drain_until = Some(tokio::time::Instant::now() + DRAIN_WINDOW);
+            }
+            () = state.in_flight.wait_idle(), if draining => break,
+            () = tokio::time::sleep_until(until), if draining => break,
+            accepted = accept(&listener, &limit) => {
+                if let Some((stream, permit)) = accepted {
+                    serve_connection(stream, permit, &state, &connections);
+                }
+            }
+        }
+    }
+    // Every answer is written before the process goes: connections finish
+    // the request they are on, idle ones close.
+    let _ = tokio::time::timeout(CLOSE_WINDOW, connections.shutdown()).await;
     state
         .logger
         .log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
     ExitCode::SUCCESS
 }
 
-async fn accept_loop(listener: TcpListener, state: Arc<ServiceState>) {
-    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
-    loop {
-        let Ok(permit) = Arc::clone(&connections).acquire_owned().await else {
-            return;
-        };
-        let (stream, _) = match listener.accept().await {
-            Ok(accepted) => accepted,
-            Err(_) => {
-                // Out of file descriptors or a connection reset before
-                // accept: back off briefly and go on serving.
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
-        };
-        let _ = stream.set_nodelay(true);
-        let state = Arc::clone(&state);
-        tokio::spawn(async move {
-            let service =
-                service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
-            let _ = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEADER_TIMEOUT)
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-            drop(permit);
-        });
+/// Accepts a connection once there is room for one; `None` after a failed
+/// accept (out of file descriptors, a reset), after a short back-off.
+async fn accept(
+    listener: &TcpListener,
+    limit: &Arc<Semaphore>,
+) -> Option<(tokio::net::TcpStream, OwnedSemaphorePermit)> {
+    let permit = Arc::clone(limit).acquire_owned().await.ok()?;
+    match listener.accept().await {
+        Ok((stream, _)) => Some((stream, permit)),
+        Err(_) => {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+            None
+        }
     }
+}
+
+fn serve_connection(
+    stream: tokio::net::TcpStream,
+    permit: OwnedSemaphorePermit,
+    state: &Arc<ServiceState>,
+    connections: &GracefulShutdown,
+) {
+    let _ = stream.set_nodelay(true);
+    let state = Arc::clone(state);
+    let service = service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
+    let connection = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_TIMEOUT)
+        .serve_connection(TokioIo::new(stream), service);
+    let connection = connections.watch(connection);
+    tokio::spawn(async move {
+        let _ = connection.await;
+        drop(permit);
+    });
 }
 
 /// Logs every panic as a record instead of the default message: a pack
