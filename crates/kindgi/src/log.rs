@@ -180,6 +180,9 @@ fn now() -> String {
         .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned())
 }
 
+/// The most bytes the writer gathers before it writes.
+const BATCH_BYTES: usize = 64 * 1024;
+
 /// Where records go: stderr, directly until [`Logger::start_writer`], then
 /// through a writer thread so that no async worker waits on the terminal
 /// or a pipe.
@@ -231,20 +234,31 @@ impl Logger {
             .name("kindgi-log".to_owned())
             .spawn(move || {
                 let stderr = std::io::stderr();
-                let write = |line: &str| {
+                let write = |batch: &str| {
                     let mut lock = stderr.lock();
-                    let _ = lock.write_all(line.as_bytes());
+                    let _ = lock.write_all(batch.as_bytes());
                     let _ = lock.flush();
                 };
-                for line in receiver.iter() {
-                    if line.is_empty() {
-                        break;
+                // Under load many records queue up between two writes:
+                // each write takes every line waiting, so the writer makes
+                // one system call per batch rather than per record.
+                let mut batch = String::new();
+                let mut stopping = false;
+                while !stopping {
+                    let Ok(first) = receiver.recv() else { break };
+                    for line in std::iter::once(first).chain(receiver.try_iter()) {
+                        if line.is_empty() {
+                            stopping = true;
+                            continue;
+                        }
+                        batch.push_str(&line);
+                        if batch.len() >= BATCH_BYTES {
+                            write(&batch);
+                            batch.clear();
+                        }
                     }
-                    write(&line);
-                }
-                // Lines sent while the flush marker travelled.
-                for line in receiver.try_iter() {
-                    write(&line);
+                    write(&batch);
+                    batch.clear();
                 }
             });
         if let (Ok(handle), Ok(mut writer)) = (spawned, self.writer.lock())
