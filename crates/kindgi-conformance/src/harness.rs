@@ -4,16 +4,18 @@
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 use tokio::process::{Child, Command};
-use tokio::sync::Notify;
 
 use crate::http::{self, HttpRequest, HttpResponse};
+pub use crate::output::{Line, Output};
+use crate::output::{Stream, collect};
+use crate::shell::shell_quote;
+pub use crate::shell::split_command;
 
 /// Why the harness couldn't do what a case asked.
 #[derive(Debug, thiserror::Error)]
@@ -245,74 +247,6 @@ impl Target {
     }
 }
 
-/// Splits a command line into its argv the way `sh` would for plain words,
-/// 'single' and "double" quotes and backslash escapes (no expansions).
-///
-/// ```
-/// use kindgi_conformance::harness::split_command;
-/// assert_eq!(split_command(r#"node "my dir/serve.js" --x 'a b'"#),
-///            Ok(vec!["node".to_owned(), "my dir/serve.js".to_owned(), "--x".to_owned(), "a b".to_owned()]));
-/// assert!(split_command("node 'open").is_err());
-/// ```
-///
-/// # Errors
-///
-/// An unclosed quote or a trailing backslash.
-pub fn split_command(line: &str) -> Result<Vec<String>, String> {
-    let mut words = Vec::new();
-    let mut word: Option<String> = None;
-    let mut chars = line.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => {
-                if let Some(done) = word.take() {
-                    words.push(done);
-                }
-            }
-            '\'' => {
-                let current = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next() {
-                        Some('\'') => break,
-                        Some(c) => current.push(c),
-                        None => return Err(format!("unclosed ' in {line:?}")),
-                    }
-                }
-            }
-            '"' => {
-                let current = word.get_or_insert_with(String::new);
-                loop {
-                    match chars.next() {
-                        Some('"') => break,
-                        Some('\\') => match chars.next() {
-                            Some(c @ ('"' | '\\' | '$' | '`')) => current.push(c),
-                            Some(c) => {
-                                current.push('\\');
-                                current.push(c);
-                            }
-                            None => return Err(format!("unclosed \" in {line:?}")),
-                        },
-                        Some(c) => current.push(c),
-                        None => return Err(format!("unclosed \" in {line:?}")),
-                    }
-                }
-            }
-            '\\' => match chars.next() {
-                Some(c) => word.get_or_insert_with(String::new).push(c),
-                None => return Err(format!("a trailing backslash in {line:?}")),
-            },
-            c => word.get_or_insert_with(String::new).push(c),
-        }
-    }
-    words.extend(word);
-    Ok(words)
-}
-
-/// `value` in single quotes for `sh`.
-fn shell_quote(value: &str) -> String {
-    format!("'{}'", value.replace('\'', r"'\''"))
-}
-
 /// A random token of 48 hex digits.
 pub fn random_token() -> String {
     hex::encode(rand::random::<[u8; 24]>())
@@ -364,161 +298,6 @@ impl StartOptions {
     pub fn remove_env(mut self, name: &str) -> Self {
         self.remove.push(name.to_owned());
         self
-    }
-}
-
-#[derive(Debug, Clone, Copy)]
-enum Stream {
-    Stdout,
-    Stderr,
-}
-
-/// One line of stderr, with its JSON when it is JSON.
-#[derive(Debug, Clone)]
-pub struct Line {
-    /// The line, without its newline.
-    pub raw: String,
-    /// The line parsed, when it is a JSON object.
-    pub record: Option<Value>,
-}
-
-/// Everything a service wrote, collected as it arrives.
-#[derive(Debug, Default)]
-pub struct Output {
-    stdout: Mutex<Vec<String>>,
-    stderr: Mutex<Vec<Line>>,
-    closed: AtomicUsize,
-    changed: Notify,
-}
-
-async fn collect(stream: impl AsyncRead + Unpin, output: Arc<Output>, which: Stream) {
-    let mut reader = BufReader::new(stream);
-    let mut buffer = Vec::new();
-    loop {
-        buffer.clear();
-        match reader.read_until(b'\n', &mut buffer).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {
-                let raw = String::from_utf8_lossy(&buffer)
-                    .trim_end_matches(['\n', '\r'])
-                    .to_owned();
-                match which {
-                    Stream::Stdout => lock(&output.stdout).push(raw),
-                    Stream::Stderr => {
-                        let record = serde_json::from_str::<Value>(&raw)
-                            .ok()
-                            .filter(Value::is_object);
-                        lock(&output.stderr).push(Line { raw, record });
-                    }
-                }
-                output.changed.notify_waiters();
-            }
-        }
-    }
-    output.closed.fetch_add(1, Ordering::SeqCst);
-    output.changed.notify_waiters();
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl Output {
-    /// Every stdout line so far.
-    pub fn stdout_lines(&self) -> Vec<String> {
-        lock(&self.stdout).clone()
-    }
-
-    /// Every stderr line so far.
-    pub fn stderr_lines(&self) -> Vec<String> {
-        lock(&self.stderr).iter().map(|l| l.raw.clone()).collect()
-    }
-
-    /// Every stderr line so far, with its JSON.
-    pub fn stderr(&self) -> Vec<Line> {
-        lock(&self.stderr).clone()
-    }
-
-    /// Every JSON record on stderr so far.
-    pub fn records(&self) -> Vec<Value> {
-        lock(&self.stderr)
-            .iter()
-            .filter_map(|l| l.record.clone())
-            .collect()
-    }
-
-    /// Whether both streams have ended.
-    pub fn ended(&self) -> bool {
-        self.closed.load(Ordering::SeqCst) >= 2
-    }
-
-    /// Whether `needle` appears in anything written so far.
-    pub fn contains(&self, needle: &str) -> bool {
-        lock(&self.stdout).iter().any(|l| l.contains(needle))
-            || lock(&self.stderr).iter().any(|l| l.raw.contains(needle))
-    }
-
-    /// Waits up to `timeout` for the first thing `find` finds; `None` when
-    /// the time passes or the service's output ends first.
-    async fn wait_for<T>(&self, timeout: Duration, find: impl Fn(&Self) -> Option<T>) -> Option<T> {
-        let deadline = tokio::time::Instant::now() + timeout;
-        loop {
-            let changed = self.changed.notified();
-            tokio::pin!(changed);
-            changed.as_mut().enable();
-            if let Some(found) = find(self) {
-                return Some(found);
-            }
-            if self.ended() {
-                return None;
-            }
-            if tokio::time::timeout_at(deadline, changed).await.is_err() {
-                return find(self);
-            }
-        }
-    }
-
-    /// Waits for a stderr record that `matches`.
-    pub async fn wait_for_record(
-        &self,
-        matches: impl Fn(&Value) -> bool,
-        timeout: Duration,
-    ) -> Option<Value> {
-        self.wait_for(timeout, |o| {
-            lock(&o.stderr)
-                .iter()
-                .filter_map(|l| l.record.as_ref())
-                .find(|r| matches(r))
-                .cloned()
-        })
-        .await
-    }
-
-    /// Waits for a stdout line that `matches`.
-    pub async fn wait_for_stdout(
-        &self,
-        matches: impl Fn(&str) -> bool,
-        timeout: Duration,
-    ) -> Option<String> {
-        self.wait_for(timeout, |o| {
-            lock(&o.stdout).iter().find(|l| matches(l)).cloned()
-        })
-        .await
-    }
-
-    /// Waits for a stderr line that `matches`.
-    pub async fn wait_for_stderr(
-        &self,
-        matches: impl Fn(&str) -> bool,
-        timeout: Duration,
-    ) -> Option<String> {
-        self.wait_for(timeout, |o| {
-            lock(&o.stderr)
-                .iter()
-                .find(|l| matches(&l.raw))
-                .map(|l| l.raw.clone())
-        })
-        .await
     }
 }
 
@@ -622,25 +401,5 @@ impl Service {
     /// `request` with its `kindgi-pack-token`.
     pub fn authed(&self, request: HttpRequest) -> HttpRequest {
         request.header("kindgi-pack-token", self.token())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn splits_like_sh() {
-        assert_eq!(
-            split_command(r#"  a "" b\ c "x\"y" 'p\q'  "#).expect("valid"),
-            ["a", "", "b c", "x\"y", "p\\q"]
-        );
-        assert!(split_command("a \\").is_err());
-        assert!(split_command("a \"b").is_err());
-    }
-
-    #[test]
-    fn quotes_for_sh() {
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
     }
 }

@@ -31,9 +31,11 @@ mod cases;
 pub mod harness;
 pub mod http;
 pub mod json;
+mod output;
 mod runner;
 pub mod schema;
 mod session;
+mod shell;
 
 pub use case::{Case, Checked, Feature};
 pub use harness::{Pins, StartOptions, Target};

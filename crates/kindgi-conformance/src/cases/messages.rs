@@ -66,14 +66,14 @@ const PARSE_ERRORS: [ParseError; 11] = [
     },
     ParseError {
         id: "message.tool-id",
-        what: "An invoke without tool.id: malformed-message ``tool.id` is required`.",
+        what: "An invoke without tool.id: malformed-message `` `tool.id` is required ``.",
         body: || bytes(json!({"v": 2, "kind": "invoke", "tool": {}, "input": {}, "ctx": ctx("r")})),
         code: "malformed-message",
         message: "`tool.id` is required",
     },
     ParseError {
         id: "message.tool-version",
-        what: "tool.version 1 (a number): malformed-message ``tool.version` must be a string`.",
+        what: "tool.version 1 (a number): malformed-message `` `tool.version` must be a string ``.",
         body: || {
             bytes(
                 json!({"v": 2, "kind": "invoke", "tool": {"id": "conformance.echo", "version": 1}, "input": {}, "ctx": ctx("r")}),
@@ -84,7 +84,7 @@ const PARSE_ERRORS: [ParseError; 11] = [
     },
     ParseError {
         id: "message.ctx",
-        what: "A ctx without runId: malformed-message ``ctx` needs string `tenantId` and `runId``.",
+        what: "A ctx without runId: malformed-message `` `ctx` needs string `tenantId` and `runId` ``.",
         body: || {
             bytes(
                 json!({"v": 2, "kind": "invoke", "tool": {"id": "conformance.echo"}, "input": {}, "ctx": {"tenantId": "t1"}}),
@@ -95,7 +95,7 @@ const PARSE_ERRORS: [ParseError; 11] = [
     },
     ParseError {
         id: "message.ctx-missing",
-        what: "An invoke without ctx: malformed-message ``ctx` needs string `tenantId` and `runId``.",
+        what: "An invoke without ctx: malformed-message `` `ctx` needs string `tenantId` and `runId` ``.",
         body: || {
             bytes(
                 json!({"v": 2, "kind": "invoke", "tool": {"id": "conformance.echo"}, "input": {}}),
@@ -106,7 +106,7 @@ const PARSE_ERRORS: [ParseError; 11] = [
     },
     ParseError {
         id: "message.check-id",
-        what: "A check-invoke without check.id: malformed-message ``check.id` is required`.",
+        what: "A check-invoke without check.id: malformed-message `` `check.id` is required ``.",
         body: || {
             bytes(json!({"v": 2, "kind": "check-invoke", "check": {}, "config": {}, "trace": {}}))
         },
@@ -115,7 +115,7 @@ const PARSE_ERRORS: [ParseError; 11] = [
     },
     ParseError {
         id: "message.check-config",
-        what: "A check-invoke whose config is an array: malformed-message ``config` must be an object`.",
+        what: "A check-invoke whose config is an array: malformed-message `` `config` must be an object ``.",
         body: || {
             bytes(
                 json!({"v": 2, "kind": "check-invoke", "check": {"id": "conformance.checks.min-length"}, "config": [], "trace": {}}),

@@ -94,3 +94,26 @@ pub(crate) fn ids(list: Option<&Value>) -> Vec<String> {
         })
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::all;
+
+    #[test]
+    fn ids_are_unique() {
+        let cases = all();
+        let ids: HashSet<&str> = cases.iter().map(|c| c.id()).collect();
+        assert_eq!(ids.len(), cases.len());
+    }
+
+    #[test]
+    fn readme_lists_every_case() {
+        let readme = include_str!("../../README.md");
+        for case in all() {
+            let row = format!("| `{}` | {} | {} |", case.id(), case.feature(), case.what());
+            assert!(readme.contains(&row), "README.md lacks the row {row}");
+        }
+    }
+}

@@ -304,10 +304,17 @@ async fn drain_steps(s: &Session, service: &Service) -> Checked {
     let call = hold(s, service, &release_text).await?;
     service.terminate().await?;
     let output = service.output();
-    output
+    if output
         .wait_for_record(|r| r.get("kind") == Some(&json!("draining")), SOON)
         .await
-        .ok_or("expected a draining record after SIGTERM, got none")?;
+        .is_none()
+    {
+        let exit = service.wait_exit(Duration::from_millis(100)).await;
+        return Err(format!(
+            "expected a draining record after SIGTERM, got none (exit: {exit:?}); stderr: {}",
+            http::shorten(&output.stderr_lines().join("\n"), 1500)
+        ));
+    }
     let ready = s.send(service, HttpRequest::get("/readyz")).await?;
     unavailable(&ready, &json!({"error": "draining"}))
         .map_err(|e| format!("/readyz while draining: {e}"))?;
