@@ -275,7 +275,12 @@ async fn bad_output(s: Session) -> Checked {
 }
 
 async fn throws(s: Session) -> Checked {
-    let answer = call(&s, "conformance.throws", json!({})).await?;
+    let service = s.service(Profile::Default).await?;
+    // A failing call with secrets: the sentinel sweep checks they stay unlogged.
+    let context = json!({"tenantId": "t1", "runId": s.unique("throws"), "secrets": {"API_KEY": s.sentinel("throws-secret")}});
+    let answer = s
+        .invoke(&service, &tool("conformance.throws", json!({}), context))
+        .await?;
     error_code(&answer, "handler-throw")?;
     eq("toolId", "conformance.throws", str_at(&answer, "/toolId")?)?;
     let name = str_at(&answer, "/cause/name")?;

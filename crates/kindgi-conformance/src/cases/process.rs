@@ -374,6 +374,9 @@ async fn overloaded_steps(s: &Session, service: &Service) -> Checked {
         second.to_string_lossy().into_owned(),
     );
     let call = hold(s, service, &first_text).await?;
+    // Released before it is sent: were the refused call run after all, it
+    // would end at once (and still print its line) instead of hanging.
+    std::fs::write(&second, b"go").map_err(|e| format!("cannot write {second_text}: {e}"))?;
     let refused = s
         .send(
             service,
@@ -389,7 +392,6 @@ async fn overloaded_steps(s: &Session, service: &Service) -> Checked {
     let ready = s.send(service, HttpRequest::get("/readyz")).await?;
     answer(&ready, 200, &json!({"status": "ready"}))
         .map_err(|e| format!("/readyz at the cap: {e}"))?;
-    std::fs::write(&second, b"go").map_err(|e| format!("cannot write {second_text}: {e}"))?;
     std::fs::write(&first, b"go").map_err(|e| format!("cannot write {first_text}: {e}"))?;
     released(s, call)
         .await
