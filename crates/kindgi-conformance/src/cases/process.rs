@@ -30,6 +30,30 @@ pub(crate) fn cases() -> Vec<Case> {
             token_space,
         ),
         Case::new(
+            "process.config-invalid.port",
+            Process,
+            "PORT=http: exit 1, config-invalid `PORT must be a port number, got \"http\"`.",
+            bad_port,
+        ),
+        Case::new(
+            "process.config-invalid.max-concurrency",
+            Process,
+            "KINDGI_PACK_SERVICE_MAX_CONCURRENCY=0: exit 1, config-invalid `KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer`.",
+            bad_cap,
+        ),
+        Case::new(
+            "process.config-invalid.env-check",
+            Process,
+            "KINDGI_PACK_ENV_CHECK=loose: exit 1, config-invalid with the contract's text.",
+            bad_env_check,
+        ),
+        Case::new(
+            "process.config-invalid.env-filter",
+            Process,
+            "KINDGI_PACK_ENV_FILTER=maybe: exit 1, config-invalid with the contract's text.",
+            bad_env_filter,
+        ),
+        Case::new(
             "process.token-trimmed",
             Process,
             "A token with a trailing newline is trimmed: the service starts and takes the trimmed token.",
@@ -46,6 +70,12 @@ pub(crate) fn cases() -> Vec<Case> {
             Process,
             "An index that can't be read: exit 1 with a boot-failed record, `Cannot read the pack index: ...`.",
             unreadable_index,
+        ),
+        Case::new(
+            "process.boot-failed.envelope",
+            Process,
+            "An index with v 2: exit 1, boot-failed `Index envelope v2 is not v1`.",
+            bad_envelope,
         ),
         Case::new(
             "process.boot-failed.missing-module",
@@ -145,6 +175,72 @@ async fn token_space(s: Session) -> Checked {
     let index = s.index().await?.path.clone();
     let token = format!("{} {}", random_token(), random_token());
     config_invalid(&s, StartOptions::new(index).token(Some(token)), TOKEN_TEXT).await
+}
+
+/// A config-invalid boot with one bad variable `name=value`.
+async fn bad_variable(s: &Session, name: &str, value: &str, want: &str) -> Checked {
+    let index = s.index().await?.path.clone();
+    config_invalid(s, StartOptions::new(index).env(name, value), want).await
+}
+
+async fn bad_port(s: Session) -> Checked {
+    bad_variable(
+        &s,
+        "PORT",
+        "http",
+        "PORT must be a port number, got \"http\"",
+    )
+    .await
+}
+
+async fn bad_cap(s: Session) -> Checked {
+    bad_variable(
+        &s,
+        "KINDGI_PACK_SERVICE_MAX_CONCURRENCY",
+        "0",
+        "KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer",
+    )
+    .await
+}
+
+async fn bad_env_check(s: Session) -> Checked {
+    bad_variable(
+        &s,
+        "KINDGI_PACK_ENV_CHECK",
+        "loose",
+        "KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not \"loose\"",
+    )
+    .await
+}
+
+async fn bad_env_filter(s: Session) -> Checked {
+    bad_variable(
+        &s,
+        "KINDGI_PACK_ENV_FILTER",
+        "maybe",
+        "KINDGI_PACK_ENV_FILTER must be `on` or `off`, not \"maybe\"",
+    )
+    .await
+}
+
+async fn bad_envelope(s: Session) -> Checked {
+    let index = s
+        .index_variant("index-v2.json", |json| json["v"] = json!(2))
+        .await?;
+    let (code, output) = s.run_to_exit(&StartOptions::new(index), EXIT_WAIT).await?;
+    failed_boot(
+        code,
+        &output,
+        "boot-failed",
+        "The pack service failed to boot",
+        |problems| {
+            eq(
+                "problems",
+                vec!["Index envelope v2 is not v1".to_owned()],
+                problems.to_vec(),
+            )
+        },
+    )
 }
 
 async fn token_trimmed(s: Session) -> Checked {
