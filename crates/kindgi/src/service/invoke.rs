@@ -75,8 +75,9 @@ impl Drop for CallRecord<'_> {
         } else {
             Level::Warn
         };
-        let record = Record::new(
+        let record = Record::lifecycle(
             level,
+            "call",
             format!("{} {} {outcome} {ms}ms", self.target, self.id),
         )
         .ids(std::mem::take(&mut self.ids))
