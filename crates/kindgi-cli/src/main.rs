@@ -4,9 +4,12 @@
 //! - `kindgi call <tool-id> --input JSON`: one call through the pack client.
 //! - `kindgi info`: a pack service's `GET /v1/info`.
 //! - `kindgi conformance`: the conformance suite against a pack service implementation.
+//! - `kindgi dev`: a pack built, indexed and served from its folder, swapped on every save.
 
 mod call_cmd;
 mod conformance_cmd;
+mod dev;
+mod dev_cmd;
 mod link;
 mod runtime_cmd;
 
@@ -36,6 +39,8 @@ enum Command {
     Info(call_cmd::InfoArgs),
     /// Run the conformance suite against a pack service implementation.
     Conformance(conformance_cmd::ConformanceArgs),
+    /// Build, index and serve the pack in this folder behind one URL; rebuild and swap on every save.
+    Dev(dev_cmd::DevArgs),
 }
 
 fn main() -> ExitCode {
@@ -57,6 +62,7 @@ fn main() -> ExitCode {
             Command::Call(args) => call_cmd::call(args).await,
             Command::Info(args) => call_cmd::info(args).await,
             Command::Conformance(args) => conformance_cmd::run(args).await,
+            Command::Dev(args) => dev_cmd::run(args).await,
         }
     });
     match result {

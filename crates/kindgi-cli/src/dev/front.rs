@@ -1,0 +1,510 @@
+//! The stable front: one URL and one token for the whole session, answering
+//! exactly like a pack service, forwarding `/v1/invoke` and `/v1/info` to
+//! whichever process serves now (its own token swapped in).
+//!
+//! For an invoke of a tool that stores or reads files or pauses, and that
+//! carries no grant of its own, the front opens the call on the embedded
+//! dev runtime — a files grant, a wait link — as `kindgi call` does, and
+//! records the answer (a pause starts its wait).
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use bytes::Bytes;
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST, RETRY_AFTER};
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::client::legacy::Client;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use kindgi_protocol::{PackIndex, headers};
+use kindgi_runtime::{DevRuntime, OpenCall};
+use serde_json::{Value, json};
+use subtle::ConstantTimeEq;
+use tokio::net::TcpListener;
+
+/// A body the front answers with.
+pub(crate) type FrontBody = BoxBody<Bytes, hyper::Error>;
+
+/// How long a client may take to send a request body.
+const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Headers that belong to one connection, not to the request.
+const HOP_BY_HOP: [&str; 8] = [
+    "connection",
+    "keep-alive",
+    "proxy-authenticate",
+    "proxy-authorization",
+    "te",
+    "trailer",
+    "transfer-encoding",
+    "upgrade",
+];
+
+/// The process that serves now.
+#[derive(Debug)]
+pub(crate) struct Upstream {
+    /// Its address.
+    pub(crate) addr: SocketAddr,
+    /// The token it checks.
+    pub(crate) token: String,
+    /// The index it serves.
+    pub(crate) index: Arc<PackIndex>,
+}
+
+/// The front's state.
+#[derive(Debug)]
+pub(crate) struct Front {
+    token: String,
+    upstream: RwLock<Option<Arc<Upstream>>>,
+    client: Client<HttpConnector, Full<Bytes>>,
+    runtime: Option<DevRuntime>,
+}
+
+fn full(body: impl Into<Bytes>) -> FrontBody {
+    Full::new(body.into())
+        .map_err(|never: Infallible| match never {})
+        .boxed()
+}
+
+fn json_response(status: StatusCode, body: impl Into<Bytes>) -> Response<FrontBody> {
+    let mut response = Response::new(full(body));
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    response
+}
+
+fn error(status: StatusCode, message: &str) -> Response<FrontBody> {
+    json_response(status, json!({ "error": message }).to_string())
+}
+
+fn not_ready() -> Response<FrontBody> {
+    let mut response = error(StatusCode::SERVICE_UNAVAILABLE, "not ready");
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+impl Front {
+    /// A front checking `token`; with `runtime`, invokes of tools that need
+    /// one get their grant from it.
+    pub(crate) fn new(token: String, runtime: Option<DevRuntime>) -> Self {
+        Self {
+            token,
+            upstream: RwLock::new(None),
+            client: Client::builder(TokioExecutor::new()).build_http(),
+            runtime,
+        }
+    }
+
+    /// Sends new requests to `upstream` (`None`: answer 503 not ready).
+    pub(crate) fn set_upstream(&self, upstream: Option<Arc<Upstream>>) {
+        if let Ok(mut current) = self.upstream.write() {
+            *current = upstream;
+        }
+    }
+
+    fn upstream(&self) -> Option<Arc<Upstream>> {
+        self.upstream.read().ok().and_then(|u| u.clone())
+    }
+
+    fn token_ok(&self, headers: &HeaderMap) -> bool {
+        let sent = headers
+            .get(headers::PACK_TOKEN)
+            .map(HeaderValue::as_bytes)
+            .unwrap_or_default();
+        bool::from(sent.ct_eq(self.token.as_bytes()))
+    }
+
+    /// Serves on `listener` until `shutdown` resolves.
+    pub(crate) async fn serve(
+        self: Arc<Self>,
+        listener: TcpListener,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) {
+        tokio::pin!(shutdown);
+        loop {
+            let accepted = tokio::select! {
+                () = &mut shutdown => return,
+                accepted = listener.accept() => accepted,
+            };
+            let Ok((stream, _)) = accepted else {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            };
+            let _ = stream.set_nodelay(true);
+            let front = Arc::clone(&self);
+            tokio::spawn(async move {
+                let service = service_fn(move |request| {
+                    let front = Arc::clone(&front);
+                    async move { Ok::<_, Infallible>(front.answer(request).await) }
+                });
+                let _ = http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    }
+
+    /// Answers one request, in a pack service's order of checks.
+    pub(crate) async fn answer(&self, request: Request<Incoming>) -> Response<FrontBody> {
+        let method = request.method().clone();
+        let expect = |want: Method| -> Option<Response<FrontBody>> {
+            (method != want).then(|| {
+                error(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    if want == Method::GET {
+                        "Use GET"
+                    } else {
+                        "Use POST"
+                    },
+                )
+            })
+        };
+        let path = request.uri().path().to_owned();
+        match path.as_str() {
+            "/healthz" => expect(Method::GET)
+                .unwrap_or_else(|| json_response(StatusCode::OK, r#"{"status":"ok"}"#)),
+            "/readyz" => match expect(Method::GET) {
+                Some(refused) => refused,
+                None => self.forward_simple(request, false).await,
+            },
+            "/v1/info" => match expect(Method::GET) {
+                Some(refused) => refused,
+                None if !self.token_ok(request.headers()) => {
+                    error(StatusCode::UNAUTHORIZED, "Bad pack token")
+                }
+                None => self.forward_simple(request, true).await,
+            },
+            "/v1/invoke" => match expect(Method::POST) {
+                Some(refused) => refused,
+                None => self.invoke(request).await,
+            },
+            path => error(StatusCode::NOT_FOUND, &format!("No route {path}")),
+        }
+    }
+
+    /// Forwards a bodiless GET.
+    async fn forward_simple(
+        &self,
+        request: Request<Incoming>,
+        with_token: bool,
+    ) -> Response<FrontBody> {
+        let (parts, _body) = request.into_parts();
+        self.forward(
+            &parts.uri,
+            &parts.method,
+            &parts.headers,
+            Bytes::new(),
+            with_token,
+        )
+        .await
+    }
+
+    async fn invoke(&self, request: Request<Incoming>) -> Response<FrontBody> {
+        let headers = request.headers();
+        if !self.token_ok(headers) {
+            return error(StatusCode::UNAUTHORIZED, "Bad pack token");
+        }
+        let Some(upstream) = self.upstream() else {
+            return not_ready();
+        };
+        if !header(headers, CONTENT_TYPE.as_str()).is_some_and(|t| t.contains("application/json")) {
+            return error(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Content-Type must be application/json",
+            );
+        }
+        let too_large = || error(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
+        if header(headers, CONTENT_LENGTH.as_str())
+            .and_then(|v| v.parse::<u64>().ok())
+            .is_some_and(|n| n > headers::MAX_BODY_BYTES as u64)
+        {
+            return too_large();
+        }
+        let (parts, body) = request.into_parts();
+        let body = Limited::new(body, headers::MAX_BODY_BYTES);
+        let body = match tokio::time::timeout(BODY_TIMEOUT, body.collect()).await {
+            Ok(Ok(collected)) => collected.to_bytes(),
+            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
+            Ok(Err(_)) | Err(_) => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "The request body could not be read",
+                );
+            }
+        };
+        let timeout_ms = headers::parse_timeout_ms(header(&parts.headers, headers::TIMEOUT_MS));
+        let opened = match &self.runtime {
+            Some(runtime) => open_call(runtime, &upstream.index, &body, timeout_ms).await,
+            None => None,
+        };
+        let Some(opened) = opened else {
+            return self
+                .forward(&parts.uri, &parts.method, &parts.headers, body, true)
+                .await;
+        };
+        let response = self
+            .forward(
+                &parts.uri,
+                &parts.method,
+                &parts.headers,
+                opened.body.clone(),
+                true,
+            )
+            .await;
+        let Some(runtime) = &self.runtime else {
+            return response;
+        };
+        // Read the answer to record it; it is small JSON.
+        let (parts, body) = response.into_parts();
+        let bytes = body
+            .collect()
+            .await
+            .map(|c| c.to_bytes())
+            .unwrap_or_default();
+        if let Ok(answer) = serde_json::from_slice::<Value>(&bytes)
+            && answer["kind"] == "pause"
+        {
+            let name = answer["name"].as_str().map(str::to_owned);
+            let _ = runtime
+                .pause(&opened.call_id, answer["timeoutMs"].as_u64(), name.clone())
+                .await;
+            if let Some(url) = &opened.wait_url {
+                eprintln!(
+                    "kindgi dev: {} paused for {}: POST its output as JSON to {url}",
+                    opened.tool_id,
+                    name.as_deref().unwrap_or("an answer")
+                );
+            }
+        }
+        let _ = runtime.answer_call(&opened.call_id).await;
+        Response::from_parts(parts, full(bytes))
+    }
+
+    /// Sends the request to the process serving now; a 503 from a process
+    /// swapped out meanwhile (it is draining, so the call didn't run) is
+    /// sent again to the new one.
+    async fn forward(
+        &self,
+        uri: &http::Uri,
+        method: &Method,
+        headers: &HeaderMap,
+        body: Bytes,
+        with_token: bool,
+    ) -> Response<FrontBody> {
+        let path = uri.path_and_query().map_or("/", |p| p.as_str());
+        for _attempt in 0..3 {
+            let Some(upstream) = self.upstream() else {
+                return not_ready();
+            };
+            let mut request = Request::new(Full::new(body.clone()));
+            *request.method_mut() = method.clone();
+            *request.uri_mut() = match format!("http://{}{path}", upstream.addr).parse() {
+                Ok(uri) => uri,
+                Err(_) => return error(StatusCode::BAD_REQUEST, "Bad request path"),
+            };
+            let out = request.headers_mut();
+            for (name, value) in headers {
+                let skip = HOP_BY_HOP.contains(&name.as_str())
+                    || name == HOST
+                    || name == CONTENT_LENGTH
+                    || name.as_str() == headers::PACK_TOKEN;
+                if !skip {
+                    out.append(name.clone(), value.clone());
+                }
+            }
+            if with_token && let Ok(token) = HeaderValue::from_str(&upstream.token) {
+                out.insert(headers::PACK_TOKEN, token);
+            }
+            let swapped = || {
+                self.upstream()
+                    .is_some_and(|now| !Arc::ptr_eq(&now, &upstream))
+            };
+            match self.client.request(request).await {
+                Ok(response)
+                    if response.status() == StatusCode::SERVICE_UNAVAILABLE && swapped() =>
+                {
+                    continue;
+                }
+                Ok(response) => {
+                    let (mut parts, body) = response.into_parts();
+                    for name in HOP_BY_HOP {
+                        parts.headers.remove(name);
+                    }
+                    return Response::from_parts(parts, body.boxed());
+                }
+                // Nothing reached the process: safe to try the new one.
+                Err(e) if e.is_connect() && swapped() => continue,
+                Err(e) if e.is_connect() => return not_ready(),
+                Err(_) => {
+                    return error(
+                        StatusCode::BAD_GATEWAY,
+                        "The pack process closed the connection during the call",
+                    );
+                }
+            }
+        }
+        not_ready()
+    }
+}
+
+/// An invoke opened on the dev runtime.
+#[derive(Debug)]
+struct Opened {
+    call_id: String,
+    tool_id: String,
+    wait_url: Option<String>,
+    /// The request body with the grant in its `ctx`.
+    body: Bytes,
+}
+
+/// Opens the call on the dev runtime when it invokes a tool that stores or
+/// reads files or pauses and carries no grant of its own.
+async fn open_call(
+    runtime: &DevRuntime,
+    index: &PackIndex,
+    body: &[u8],
+    timeout_ms: u64,
+) -> Option<Opened> {
+    let mut message: Value = serde_json::from_slice(body).ok()?;
+    if message["kind"] != "invoke" {
+        return None;
+    }
+    let tool_id = message["tool"]["id"].as_str()?.to_owned();
+    let entry = index.tools.iter().find(|t| t.id == tool_id)?;
+    if !(entry.pauses || entry.stores_files || entry.reads_files) {
+        return None;
+    }
+    let ctx = message.get_mut("ctx")?.as_object_mut()?;
+    if ctx.contains_key("toolFiles") || ctx.contains_key("waitToken") {
+        return None;
+    }
+    let text = |key: &str| ctx.get(key).and_then(Value::as_str).map(str::to_owned);
+    let idempotency_key = text("idempotencyKey");
+    let grant = runtime
+        .open_call(OpenCall {
+            run_id: text("runId")?,
+            tenant_id: text("tenantId")?,
+            project_id: text("projectId"),
+            tool_id: tool_id.clone(),
+            store: entry.stores_files && idempotency_key.is_some(),
+            idempotency_key,
+            read: entry.reads_files,
+            pauses: entry.pauses,
+            deadline_ms: Some(timeout_ms),
+            output_schema: Some(entry.output.clone()).filter(|s| !s.is_null()),
+        })
+        .await
+        .ok()?
+        .ok()?;
+    let wait_url = grant.wait_token.as_ref().map(|w| w.url.expose().to_owned());
+    if let Some(files) = &grant.tool_files {
+        ctx.insert("toolFiles".into(), serde_json::to_value(files).ok()?);
+    }
+    if let Some(wait) = &grant.wait_token {
+        ctx.insert("waitToken".into(), serde_json::to_value(wait).ok()?);
+    }
+    Some(Opened {
+        call_id: grant.call_id,
+        tool_id,
+        wait_url,
+        body: Bytes::from(serde_json::to_vec(&message).ok()?),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn front_without_a_pack() -> (String, tokio::sync::oneshot::Sender<()>) {
+        let front = Arc::new(Front::new("front-token".to_owned(), None));
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(front.serve(listener, async move {
+            let _ = stopped.await;
+        }));
+        (url, stop)
+    }
+
+    #[tokio::test]
+    async fn answers_like_a_pack_service_while_nothing_serves() {
+        let (url, _stop) = front_without_a_pack().await;
+        let http = reqwest::Client::new();
+        let get = |path: &str| http.get(format!("{url}{path}")).send();
+
+        let health = get("/healthz").await.expect("healthz");
+        assert_eq!(health.status(), 200);
+        assert_eq!(health.text().await.expect("body"), r#"{"status":"ok"}"#);
+
+        let ready = get("/readyz").await.expect("readyz");
+        assert_eq!(ready.status(), 503);
+        assert_eq!(
+            ready
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok()),
+            Some("1")
+        );
+        assert_eq!(
+            ready.text().await.expect("body"),
+            r#"{"error":"not ready"}"#
+        );
+
+        let missing = get("/nope").await.expect("404");
+        assert_eq!(missing.status(), 404);
+        assert_eq!(
+            missing.text().await.expect("body"),
+            r#"{"error":"No route /nope"}"#
+        );
+
+        let wrong_method = get("/v1/invoke").await.expect("405");
+        assert_eq!(wrong_method.status(), 405);
+        assert_eq!(
+            wrong_method.text().await.expect("body"),
+            r#"{"error":"Use POST"}"#
+        );
+
+        let invoke = |token: &str| {
+            http.post(format!("{url}/v1/invoke"))
+                .header("kindgi-pack-token", token)
+                .header("content-type", "application/json")
+                .body("{}")
+                .send()
+        };
+        let bad_token = invoke("wrong").await.expect("401");
+        assert_eq!(bad_token.status(), 401);
+        assert_eq!(
+            bad_token.text().await.expect("body"),
+            r#"{"error":"Bad pack token"}"#
+        );
+        let not_yet = invoke("front-token").await.expect("503");
+        assert_eq!(not_yet.status(), 503);
+        assert_eq!(
+            not_yet.text().await.expect("body"),
+            r#"{"error":"not ready"}"#
+        );
+
+        let info = http
+            .get(format!("{url}/v1/info"))
+            .header("kindgi-pack-token", "wrong")
+            .send()
+            .await
+            .expect("info");
+        assert_eq!(info.status(), 401);
+    }
+}

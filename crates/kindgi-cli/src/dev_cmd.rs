@@ -1,0 +1,92 @@
+//! `kindgi dev`: the options, and the session until Ctrl-C.
+//!
+//! ```text
+//! kindgi dev [--pack-dir .] [--port 8080] [--host 127.0.0.1] [--token T]
+//!            [--bin NAME] [--release] [--state-dir <pack-dir>/.kindgi/dev]
+//! ```
+//!
+//! In a pack's folder it builds the crate, indexes it, starts its pack
+//! service and the dev runtime, and puts a stable front before them: one
+//! URL, one token, printed once with a `kindgi call` line to paste. Every
+//! save of `src/` or `Cargo.toml` rebuilds, re-indexes and swaps the
+//! service; a failed build keeps the old one serving. See [`crate::dev`].
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::dev;
+
+/// Options of `kindgi dev`.
+#[derive(Debug, Args)]
+pub(crate) struct DevArgs {
+    /// The pack's folder: the crate whose `main` hands over to `kindgi::Pack::run`.
+    #[arg(long, default_value = ".")]
+    pack_dir: PathBuf,
+    /// The front's port: the one URL callers use (0 picks a free one).
+    #[arg(long, env = "KINDGI_DEV_PORT", default_value_t = 8080)]
+    port: u16,
+    /// The front's address.
+    #[arg(long, default_value = "127.0.0.1")]
+    host: String,
+    /// The front's token, `kindgi-pack-token` (default: a random one).
+    #[arg(long, env = "KINDGI_DEV_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// The binary to serve, when the crate has several.
+    #[arg(long)]
+    bin: Option<String>,
+    /// Build with `--release`.
+    #[arg(long)]
+    release: bool,
+    /// Where dev keeps each build's binary and index, and the dev
+    /// runtime's store (default: `<pack-dir>/.kindgi/dev`).
+    #[arg(long)]
+    state_dir: Option<PathBuf>,
+    /// How often the pack's files are checked for changes, in milliseconds.
+    #[arg(long, default_value_t = 300, hide = true)]
+    poll_ms: u64,
+}
+
+/// Runs `kindgi dev` until Ctrl-C (or SIGTERM).
+pub(crate) async fn run(args: DevArgs) -> anyhow::Result<ExitCode> {
+    let token = match args.token.map(|t| t.trim().to_owned()) {
+        Some(token) if token.is_empty() || !token.bytes().all(|b| (0x21..=0x7e).contains(&b)) => {
+            eprintln!(
+                "error: --token may hold only printable ASCII without spaces (it travels in an HTTP header)"
+            );
+            return Ok(ExitCode::from(2));
+        }
+        Some(token) => token,
+        None => dev::random_token(),
+    };
+    let options = dev::Options {
+        pack_dir: args.pack_dir,
+        host: args.host,
+        port: args.port,
+        token,
+        bin: args.bin,
+        release: args.release,
+        poll: Duration::from_millis(args.poll_ms.max(50)),
+        state_dir: args.state_dir,
+    };
+    dev::run(options, shutdown_signal()).await?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

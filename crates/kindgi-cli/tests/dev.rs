@@ -1,0 +1,496 @@
+//! `kindgi dev` end to end, on a copy of `examples/support-desk` in a
+//! temporary folder: its `Cargo.toml` points at the workspace's crates by
+//! absolute path, and `CARGO_TARGET_DIR` is the workspace's target folder,
+//! so each build is incremental.
+//!
+//! One session, in order: the first build serves; an edited tool answers
+//! its new output at the same URL; broken code prints the compiler's error
+//! while the old build keeps answering; a call in flight when the fix is
+//! swapped in finishes on the old process; a tool that stores a file gets
+//! its grant from dev's runtime; a killed process is restarted; Ctrl-C
+//! stops everything.
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+const TOKEN: &str = "dev-test-token";
+/// The first build may compile the workspace's crates for the copy.
+const FIRST_BUILD: Duration = Duration::from_secs(900);
+/// Later builds recompile only the pack (plus waits for other builds).
+const REBUILD: Duration = Duration::from_secs(300);
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("workspace root")
+}
+
+fn target_dir(root: &Path) -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root.join(dir),
+        _ => root.join("target"),
+    }
+}
+
+/// Copies `from` into `to`, leaving out build output and local state.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.')
+            || name == "target"
+            || name.ends_with(".db")
+            || name == "index.json"
+        {
+            continue;
+        }
+        let path = entry.path();
+        if path.is_dir() {
+            copy_tree(&path, &to.join(&*name));
+        } else {
+            std::fs::copy(&path, to.join(&*name)).expect("copy");
+        }
+    }
+}
+
+/// The example's manifest as a crate of its own: workspace-inherited
+/// fields and dependencies resolved against the workspace's manifest,
+/// paths made absolute, a package name of its own (so its binary doesn't
+/// overwrite the example's in the shared target folder).
+fn standalone_manifest(example: &str, root_manifest: &str, root: &Path) -> String {
+    let mut manifest: toml::Table = example.parse().expect("example manifest");
+    let workspace_table: toml::Table = root_manifest.parse().expect("workspace manifest");
+    let workspace = workspace_table["workspace"]
+        .as_table()
+        .expect("[workspace]");
+    let inherited = |value: &toml::Value| {
+        value
+            .as_table()
+            .is_some_and(|t| t.get("workspace").and_then(toml::Value::as_bool) == Some(true))
+    };
+
+    let package = manifest["package"].as_table_mut().expect("[package]");
+    let keys: Vec<String> = package.keys().cloned().collect();
+    for key in keys {
+        if inherited(&package[&key]) {
+            package.insert(key.clone(), workspace["package"][&key].clone());
+        }
+    }
+    package.insert("name".into(), "support-desk-devtest".into());
+
+    for section in ["dependencies", "dev-dependencies"] {
+        let Some(deps) = manifest
+            .get_mut(section)
+            .and_then(toml::Value::as_table_mut)
+        else {
+            continue;
+        };
+        for (name, dep) in deps.iter_mut() {
+            if !inherited(dep) {
+                continue;
+            }
+            let mut resolved = match &workspace["dependencies"][name.as_str()] {
+                toml::Value::String(version) => {
+                    let mut t = toml::Table::new();
+                    t.insert("version".into(), version.clone().into());
+                    t
+                }
+                toml::Value::Table(t) => t.clone(),
+                other => panic!("workspace dependency {name}: {other}"),
+            };
+            if let Some(path) = resolved.get("path").and_then(toml::Value::as_str) {
+                let absolute = root.join(path).display().to_string();
+                resolved.insert("path".into(), absolute.into());
+            }
+            let local = dep.as_table().cloned().unwrap_or_default();
+            for (key, value) in local {
+                match key.as_str() {
+                    "workspace" => {}
+                    "features" => {
+                        let mut features = resolved
+                            .get("features")
+                            .and_then(toml::Value::as_array)
+                            .cloned()
+                            .unwrap_or_default();
+                        features.extend(value.as_array().cloned().unwrap_or_default());
+                        resolved.insert("features".into(), features.into());
+                    }
+                    _ => {
+                        resolved.insert(key, value);
+                    }
+                }
+            }
+            *dep = resolved.into();
+        }
+    }
+    manifest.remove("lints");
+    let mut lib = toml::Table::new();
+    lib.insert("name".into(), "support_desk".into());
+    manifest.insert("lib".into(), lib.into());
+    manifest.insert("workspace".into(), toml::Table::new().into());
+    toml::to_string(&manifest).expect("manifest")
+}
+
+/// A running `kindgi dev`, its stdout and stderr lines kept.
+struct Dev {
+    child: tokio::process::Child,
+    lines: Arc<Mutex<Vec<String>>>,
+}
+
+impl Dev {
+    fn start(pack: &Path, state: &Path, target: &Path) -> Self {
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kindgi"))
+            .args(["dev", "--port", "0", "--token", TOKEN, "--pack-dir"])
+            .arg(pack)
+            .arg("--state-dir")
+            .arg(state)
+            .current_dir(pack)
+            .env("CARGO_TARGET_DIR", target)
+            .env("CARGO_NET_OFFLINE", "true")
+            .env("SUPPORT_DESK_DB", state.join("desk.db"))
+            .env_remove("KINDGI_DEV_TOKEN")
+            .env_remove("KINDGI_DEV_PORT")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("spawn kindgi dev");
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        for reader in [
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let lines = Arc::clone(&lines);
+            tokio::spawn(async move {
+                let mut reader = BufReader::new(reader).lines();
+                while let Ok(Some(line)) = reader.next_line().await {
+                    eprintln!("dev> {line}");
+                    lines.lock().expect("lines").push(line);
+                }
+            });
+        }
+        Self { child, lines }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id().expect("dev's pid")
+    }
+
+    /// Lines seen so far.
+    fn seen(&self) -> Vec<String> {
+        self.lines.lock().expect("lines").clone()
+    }
+
+    /// Waits for a line (after the first `skip` lines) that `matches`.
+    async fn wait_line(
+        &self,
+        skip: usize,
+        timeout: Duration,
+        matches: impl Fn(&str) -> bool,
+    ) -> String {
+        let until = Instant::now() + timeout;
+        loop {
+            if let Some(line) = self.seen().iter().skip(skip).find(|l| matches(l)) {
+                return line.clone();
+            }
+            assert!(
+                Instant::now() < until,
+                "no matching line within {timeout:?}; saw:\n{}",
+                self.seen().join("\n")
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+impl Drop for Dev {
+    fn drop(&mut self) {
+        // Never leave pack processes behind, even when the test failed.
+        if let Ok(None) = self.child.try_wait() {
+            signal("-INT", self.pid());
+            let until = Instant::now() + Duration::from_secs(15);
+            while Instant::now() < until && matches!(self.child.try_wait(), Ok(None)) {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        }
+    }
+}
+
+fn signal(which: &str, pid: u32) {
+    let _ = std::process::Command::new("kill")
+        .arg(which)
+        .arg(pid.to_string())
+        .status();
+}
+
+fn alive(pid: u32) -> bool {
+    std::process::Command::new("kill")
+        .args(["-0", &pid.to_string()])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The pid in a `generation N is serving (pid P…` line.
+fn serving_pid(line: &str) -> u32 {
+    line.split("(pid ")
+        .nth(1)
+        .and_then(|rest| rest.split(|c: char| !c.is_ascii_digit()).next())
+        .and_then(|pid| pid.parse().ok())
+        .unwrap_or_else(|| panic!("no pid in {line:?}"))
+}
+
+async fn invoke(url: &str, tool: &str, input: Value, ctx: Value) -> (u16, Value) {
+    let mut context = json!({"tenantId": "acme", "runId": "run-dev-test"});
+    if let (Some(c), Some(extra)) = (context.as_object_mut(), ctx.as_object()) {
+        c.extend(extra.clone());
+    }
+    let response = reqwest::Client::new()
+        .post(format!("{url}/v1/invoke"))
+        .header("kindgi-pack-token", TOKEN)
+        .json(&json!({"v": 2, "kind": "invoke", "tool": {"id": tool}, "input": input, "ctx": context}))
+        .send()
+        .await
+        .expect("invoke");
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap_or(Value::Null))
+}
+
+async fn canned_reply(url: &str) -> String {
+    let (status, answer) = invoke(
+        url,
+        "support.canned-reply",
+        json!({"customerName": "Ana", "topic": "billing"}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(status, 200, "{answer}");
+    answer["output"]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {answer}"))
+        .to_owned()
+}
+
+/// A helpdesk stand-in that holds every request until `release` is set,
+/// then answers 201 `{"id": 5}`.
+async fn slow_helpdesk(release: watch::Receiver<bool>) -> (String, Arc<Mutex<u32>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let received = Arc::new(Mutex::new(0));
+    let count = Arc::clone(&received);
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let mut release = release.clone();
+            let count = Arc::clone(&count);
+            tokio::spawn(async move {
+                let mut buf = [0u8; 8192];
+                let _ = stream.read(&mut buf).await;
+                *count.lock().expect("count") += 1;
+                let _ = release.wait_for(|r| *r).await;
+                let body = r#"{"id":5}"#;
+                let response = format!(
+                    "HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = stream.write_all(response.as_bytes()).await;
+            });
+        }
+    });
+    (url, received)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
+    let root = workspace();
+    let target = target_dir(&root);
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let pack = tmp.path().join("support-desk");
+    let state = tmp.path().join("state");
+    copy_tree(&root.join("examples/support-desk"), &pack);
+    let manifest = standalone_manifest(
+        &std::fs::read_to_string(pack.join("Cargo.toml")).expect("manifest"),
+        &std::fs::read_to_string(root.join("Cargo.toml")).expect("workspace manifest"),
+        &root,
+    );
+    std::fs::write(pack.join("Cargo.toml"), manifest).expect("write manifest");
+    std::fs::copy(root.join("Cargo.lock"), pack.join("Cargo.lock")).expect("lock file");
+    let tool_source = pack.join("src/tools/canned_reply.rs");
+    let original = std::fs::read_to_string(&tool_source).expect("tool source");
+    assert!(original.contains("thanks for reaching out"));
+
+    let dev = Dev::start(&pack, &state, &target);
+
+    // The first build serves, behind the URL printed once with the token.
+    let banner = dev
+        .wait_line(0, FIRST_BUILD, |l| l.contains(" is serving at http://"))
+        .await;
+    let url = banner.rsplit(' ').next().expect("url").trim().to_owned();
+    let first = dev
+        .wait_line(0, Duration::from_secs(5), |l| {
+            l.contains("generation 1 is serving")
+        })
+        .await;
+    assert!(
+        dev.seen()
+            .iter()
+            .any(|l| l.contains(&format!("token: {TOKEN}")))
+    );
+    assert!(dev.seen().iter().any(
+        |l| l.contains("kindgi call support.canned-reply --service ") && l.contains("--index ")
+    ));
+    let http = reqwest::Client::new();
+    let ready = http
+        .get(format!("{url}/readyz"))
+        .send()
+        .await
+        .expect("readyz");
+    assert_eq!(ready.status(), 200);
+    let info: Value = http
+        .get(format!("{url}/v1/info"))
+        .header("kindgi-pack-token", TOKEN)
+        .send()
+        .await
+        .expect("info")
+        .json()
+        .await
+        .expect("info json");
+    assert_eq!(info["packId"], "support");
+    assert_eq!(info["artifactVersion"], "dev.1");
+    assert!(canned_reply(&url).await.contains("thanks for reaching out"));
+    let first_pid = serving_pid(&first);
+
+    // An edit is built and swapped in; the same URL answers the new output.
+    let mark = dev.seen().len();
+    let edited = original.replace("thanks for reaching out", "thanks for writing in");
+    std::fs::write(&tool_source, &edited).expect("edit");
+    dev.wait_line(mark, REBUILD, |l| l.contains("is serving (pid"))
+        .await;
+    assert!(canned_reply(&url).await.contains("thanks for writing in"));
+    dev.wait_line(mark, Duration::from_secs(15), |l| {
+        l.contains("generation 1 stopped after its calls finished")
+    })
+    .await;
+    assert!(!alive(first_pid), "the swapped-out process stopped");
+
+    // Broken code: the compiler's error is printed, the old build answers.
+    let mark = dev.seen().len();
+    std::fs::write(
+        &tool_source,
+        format!("{edited}\nfn broken() -> u32 {{ \"not a number\" }}\n"),
+    )
+    .expect("break");
+    dev.wait_line(mark, REBUILD, |l| {
+        l.contains("the build failed; generation")
+    })
+    .await;
+    dev.wait_line(mark, Duration::from_secs(5), |l| l.contains("error[E0308]"))
+        .await;
+    assert!(canned_reply(&url).await.contains("thanks for writing in"));
+
+    // A call in flight when the fix is swapped in finishes on the old process.
+    let (release, released) = watch::channel(false);
+    let (helpdesk, received) = slow_helpdesk(released).await;
+    let slow = tokio::spawn({
+        let url = url.clone();
+        async move {
+            invoke(
+                &url,
+                "support.post-reply",
+                json!({"ticketId": "77", "message": "On its way."}),
+                json!({
+                    "env": {"HELPDESK_URL": helpdesk},
+                    "connections": {"helpdesk": {
+                        "connectionId": "c1", "app": "acme-helpdesk", "appName": "Acme Helpdesk",
+                        "accessToken": "good", "account": {"id": "a1", "label": "support@acme.example"}
+                    }}
+                }),
+            )
+            .await
+        }
+    });
+    let until = Instant::now() + Duration::from_secs(30);
+    while *received.lock().expect("count") == 0 {
+        assert!(
+            Instant::now() < until,
+            "the slow call never reached the helpdesk"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let mark = dev.seen().len();
+    std::fs::write(&tool_source, &edited).expect("fix");
+    let swapped = dev
+        .wait_line(mark, REBUILD, |l| l.contains("is serving (pid"))
+        .await;
+    let _ = release.send(true);
+    let (status, answer) = slow.await.expect("slow call");
+    assert_eq!(
+        (status, &answer["output"]),
+        (200, &json!({"replyId": "5"})),
+        "{answer}"
+    );
+    dev.wait_line(mark, Duration::from_secs(15), |l| {
+        l.contains("stopped after its calls finished")
+    })
+    .await;
+    assert!(canned_reply(&url).await.contains("thanks for writing in"));
+
+    // A tool that stores a file gets its files grant from dev's runtime.
+    let (status, report) = invoke(
+        &url,
+        "support.weekly-report",
+        json!({}),
+        json!({"idempotencyKey": "report-1"}),
+    )
+    .await;
+    assert_eq!(status, 200, "{report}");
+    assert_eq!(
+        report["output"]["files"][0]["contentType"], "application/pdf",
+        "{report}"
+    );
+
+    // A process that dies is restarted behind the same URL.
+    let crashed = serving_pid(&swapped);
+    let mark = dev.seen().len();
+    signal("-KILL", crashed);
+    let again = dev
+        .wait_line(mark, Duration::from_secs(60), |l| {
+            l.contains("is serving again (pid")
+        })
+        .await;
+    assert!(canned_reply(&url).await.contains("thanks for writing in"));
+
+    // Ctrl-C stops everything dev started.
+    let serving = serving_pid(&again);
+    signal("-INT", dev.pid());
+    let mut dev = dev;
+    let status = tokio::time::timeout(Duration::from_secs(20), dev.child.wait())
+        .await
+        .expect("dev stops after Ctrl-C")
+        .expect("exit status");
+    assert!(status.success(), "{status}");
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(dev.seen().iter().any(|l| l == "kindgi dev: stopped"));
+    assert!(!alive(serving), "the pack process stopped with dev");
+    assert!(http.get(format!("{url}/healthz")).send().await.is_err());
+}

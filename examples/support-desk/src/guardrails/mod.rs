@@ -1,0 +1,3 @@
+//! The pack's guardrails.
+
+pub mod no_card_numbers;

@@ -1,0 +1,55 @@
+//! `support`: the pack a support team ships.
+//!
+//! | primitive | what it shows |
+//! |---|---|
+//! | `support.log-ticket` | a write to SQLite keyed by the call's idempotency key: a re-run writes once |
+//! | `support.canned-reply` | a plain, pure tool |
+//! | `support.weekly-report` | a PDF rendered by hand and stored with the runtime's files |
+//! | `support.approve-refund` | a pause until a person approves |
+//! | `support.post-reply` | a call to another app through a connection, `connection-rejected` on 401 |
+//! | `support.no-card-numbers` | a guardrail check |
+//! | `support.triage` | an agent using the tools, guarded by the check |
+//! | `support.refund` | a flow: approve, then reply |
+//!
+//! The binary (`src/main.rs`) only hands [`pack`] to [`kindgi::Pack::run`];
+//! the tests build the same pack with their own [`Settings`].
+
+use std::path::PathBuf;
+
+pub mod agents;
+pub mod db;
+pub mod flows;
+pub mod guardrails;
+pub mod pdf;
+pub mod tools;
+
+/// The process-level settings the tools share.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// The SQLite database of tickets and approvals.
+    pub database: PathBuf,
+}
+
+impl Settings {
+    /// From the process environment: `SUPPORT_DESK_DB` (default
+    /// `support-desk.db` in the working folder).
+    pub fn from_env() -> Self {
+        let database = std::env::var_os("SUPPORT_DESK_DB")
+            .filter(|v| !v.is_empty())
+            .map_or_else(|| PathBuf::from("support-desk.db"), PathBuf::from);
+        Self { database }
+    }
+}
+
+/// Every primitive of the pack, its tools using `settings`.
+pub fn pack(settings: &Settings) -> kindgi::Pack {
+    kindgi::Pack::new()
+        .tool(tools::log_ticket::tool(settings))
+        .tool(tools::canned_reply::tool())
+        .tool(tools::weekly_report::tool(settings))
+        .tool(tools::approve_refund::tool(settings))
+        .tool(tools::post_reply::tool())
+        .guardrail(guardrails::no_card_numbers::guardrail())
+        .agent(agents::triage())
+        .flow(flows::refund())
+}

@@ -1,0 +1,109 @@
+//! `support.approve-refund`: small refunds are approved by policy; larger
+//! ones pause the run (protocol 2.8.0) until a support lead decides.
+//!
+//! The call's wait link goes on the team's approvals queue (a table the
+//! approvals page reads); the lead's decision is posted to it as this
+//! tool's output, and the run goes on with it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use kindgi::{Pause, Reply, Tool, ToolContext, ToolError};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::{Settings, db};
+
+/// Refunds up to this many cents need no person.
+pub const AUTO_APPROVE_CENTS: u64 = 50_00;
+
+/// How long a lead has to decide.
+pub const DECISION_WINDOW: Duration = Duration::from_secs(48 * 60 * 60);
+
+/// A refund someone asked for.
+#[derive(Debug, Clone, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RefundRequest {
+    /// The ticket it is for.
+    #[schemars(length(min = 1))]
+    pub ticket_id: String,
+    /// How much, in cents.
+    #[schemars(range(min = 1))]
+    pub amount_cents: u64,
+    /// Why the customer should get it.
+    #[schemars(length(min = 1))]
+    pub reason: String,
+}
+
+/// The decision: by policy now, or by a person later.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct RefundDecision {
+    /// Whether the refund goes ahead.
+    pub approved: bool,
+    /// Who decided: `policy` or the lead's name.
+    #[schemars(length(min = 1))]
+    pub approver: String,
+    /// Anything the approver adds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+async fn approve_refund(
+    database: PathBuf,
+    input: RefundRequest,
+    ctx: ToolContext,
+) -> Result<Reply<RefundDecision>, ToolError> {
+    if input.amount_cents <= AUTO_APPROVE_CENTS {
+        return Ok(Reply::Done(RefundDecision {
+            approved: true,
+            approver: "policy".to_owned(),
+            note: Some(format!(
+                "refunds up to {} are approved automatically",
+                dollars(AUTO_APPROVE_CENTS)
+            )),
+        }));
+    }
+    // Without a wait token (an older runtime) `?` answers pause-not-available.
+    let link = ctx.wait_link()?;
+    let tenant = ctx.tenant_id().to_owned();
+    tokio::task::spawn_blocking(move || {
+        let db = db::open(&database)?;
+        db::queue_approval(
+            &db,
+            &db::PendingApproval {
+                wait_id: link.id(),
+                tenant_id: &tenant,
+                ticket_id: &input.ticket_id,
+                amount_cents: input.amount_cents,
+                reason: &input.reason,
+                answer_url: link.url(),
+            },
+        )
+    })
+    .await??;
+    Ok(Reply::Pause(
+        Pause::new()
+            .name(format!(
+                "a lead's approval of a {} refund",
+                dollars(input.amount_cents)
+            ))
+            .timeout(DECISION_WINDOW),
+    ))
+}
+
+fn dollars(cents: u64) -> String {
+    format!("${}.{:02}", cents / 100, cents % 100)
+}
+
+/// The tool.
+pub fn tool(settings: &Settings) -> Tool {
+    let database = settings.database.clone();
+    Tool::new("support.approve-refund", kindgi::here!())
+        .description(
+            "Approves a refund: up to $50.00 by policy, above that a support lead decides (the run waits).",
+        )
+        .handler(move |input: RefundRequest, ctx: ToolContext| {
+            approve_refund(database.clone(), input, ctx)
+        })
+}

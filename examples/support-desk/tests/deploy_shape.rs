@@ -1,0 +1,162 @@
+//! The deploy shape (`docs/deploy.md`): the pack binary and its index, alone
+//! in an empty folder with a bare environment, answer calls and stop cleanly
+//! on SIGTERM — no source tree, no `Cargo.toml`, no toolchain needed.
+//!
+//! By default this runs the binary cargo built for this test run (the dev
+//! profile): a release build of the whole dependency tree (SQLite's C code,
+//! tokio, hyper, reqwest, thin LTO) takes about five minutes on a 2-core CI
+//! machine, and the binary's behaviour doesn't depend on the profile. To
+//! check the release binary itself, build it and point the test at it:
+//!
+//! ```sh
+//! cargo build --release -p support-desk
+//! SUPPORT_DESK_TEST_BINARY=target/release/support-desk cargo test -p support-desk --test deploy_shape
+//! ```
+
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+const TOKEN: &str = "deploy-test-token";
+
+/// The binary under test: `SUPPORT_DESK_TEST_BINARY` (relative to the
+/// workspace root), else the one cargo built for this test run.
+fn binary() -> PathBuf {
+    match std::env::var_os("SUPPORT_DESK_TEST_BINARY") {
+        Some(path) if !path.is_empty() => Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(path),
+        _ => PathBuf::from(env!("CARGO_BIN_EXE_support-desk")),
+    }
+}
+
+async fn invoke(url: &str, tool: &str, input: Value, key: &str) -> Value {
+    let response = reqwest::Client::new()
+        .post(format!("{url}/v1/invoke"))
+        .header("kindgi-pack-token", TOKEN)
+        .json(&json!({
+            "v": 2, "kind": "invoke", "tool": {"id": tool}, "input": input,
+            "ctx": {"tenantId": "acme", "runId": "run-1", "idempotencyKey": key}
+        }))
+        .send()
+        .await
+        .expect("invoke");
+    assert_eq!(response.status(), 200);
+    response.json().await.expect("JSON answer")
+}
+
+#[tokio::test]
+async fn the_binary_and_its_index_alone_answer_calls() {
+    let binary = binary();
+    assert!(binary.is_file(), "no binary at {}", binary.display());
+    let app = tempfile::tempdir().expect("temp dir");
+    let deployed = app.path().join("support-desk");
+    std::fs::copy(&binary, &deployed).expect("copy the binary");
+
+    // The index is made at build time, next to the binary.
+    let indexed = std::process::Command::new(&binary)
+        .args([
+            "index",
+            "--pack-dir",
+            env!("CARGO_MANIFEST_DIR"),
+            "--output",
+        ])
+        .arg(app.path().join("index.json"))
+        .args(["--artifact-version", "1.0.0+test", "--json"])
+        .output()
+        .expect("index");
+    assert!(indexed.status.success(), "{indexed:?}");
+    let mut names: Vec<String> = std::fs::read_dir(app.path())
+        .expect("read dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["index.json", "support-desk"]);
+
+    let mut service = tokio::process::Command::new(&deployed)
+        .args(["serve", "--host", "127.0.0.1"])
+        .current_dir(app.path())
+        .env_clear()
+        .env("KINDGI_PACK_SERVICE_TOKEN", TOKEN)
+        .env("KINDGI_PACK_INDEX", "index.json")
+        .env("PORT", "0")
+        .env("KINDGI_LOG_FORMAT", "json")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("serve");
+    let mut log = BufReader::new(service.stderr.take().expect("stderr")).lines();
+    let port = tokio::time::timeout(Duration::from_secs(30), async {
+        while let Ok(Some(line)) = log.next_line().await {
+            let record: Value = serde_json::from_str(&line).expect("a JSON log record");
+            if record["kind"] == "listening" {
+                assert_eq!(record["artifactVersion"], "1.0.0+test");
+                return record["port"].as_u64().expect("port");
+            }
+        }
+        panic!("the service stopped before listening");
+    })
+    .await
+    .expect("listening in time");
+    let url = format!("http://127.0.0.1:{port}");
+
+    let ready = reqwest::get(format!("{url}/readyz")).await.expect("readyz");
+    assert_eq!(ready.status(), 200);
+    let reply = invoke(
+        &url,
+        "support.canned-reply",
+        json!({"customerName": "Ana", "topic": "shipping"}),
+        "k0",
+    )
+    .await;
+    assert!(
+        reply["output"]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("your delivery")),
+        "{reply}"
+    );
+    let ticket =
+        json!({"customerEmail": "ana@example.com", "subject": "Late", "body": "Where is it?"});
+    let logged = invoke(&url, "support.log-ticket", ticket.clone(), "k1").await;
+    assert_eq!(
+        logged["output"],
+        json!({"ticketId": "T-000001", "created": true})
+    );
+    let again = invoke(&url, "support.log-ticket", ticket, "k1").await;
+    assert_eq!(again["output"]["created"], false);
+    assert!(
+        app.path().join("support-desk.db").is_file(),
+        "SQLite wrote in the working folder"
+    );
+
+    // SIGTERM: drain, `stopped`, exit 0.
+    let pid = service.id().expect("pid");
+    let sent = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .expect("kill");
+    assert!(sent.success());
+    let mut kinds = Vec::new();
+    while let Ok(Some(line)) = log.next_line().await {
+        if let Ok(record) = serde_json::from_str::<Value>(&line) {
+            kinds.extend(record["kind"].as_str().map(str::to_owned));
+        }
+    }
+    let status = tokio::time::timeout(Duration::from_secs(15), service.wait())
+        .await
+        .expect("exits in time")
+        .expect("status");
+    assert!(status.success(), "{status}");
+    assert!(
+        kinds.ends_with(&["draining".to_owned(), "stopped".to_owned()]),
+        "{kinds:?}"
+    );
+}
