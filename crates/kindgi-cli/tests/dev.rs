@@ -269,6 +269,8 @@ async fn invoke(url: &str, tool: &str, input: Value, ctx: Value) -> (u16, Value)
     let response = reqwest::Client::new()
         .post(format!("{url}/v1/invoke"))
         .header("kindgi-pack-token", TOKEN)
+        // Long enough for a call held open across a rebuild that waits for other builds.
+        .header("kindgi-timeout-ms", "600000")
         .json(&json!({"v": 2, "kind": "invoke", "tool": {"id": tool}, "input": input, "ctx": context}))
         .send()
         .await
@@ -393,8 +395,26 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
     .await;
     assert!(!alive(first_pid), "the swapped-out process stopped");
 
+    // A pack the indexer refuses: its problems are printed, the old build answers.
+    let lib = pack.join("src/lib.rs");
+    let lib_source = std::fs::read_to_string(&lib).expect("lib.rs");
+    let twice = ".tool(tools::canned_reply::tool())";
+    assert!(lib_source.contains(twice));
+    let mark = dev.seen().len();
+    std::fs::write(&lib, lib_source.replace(twice, &format!("{twice}{twice}"))).expect("dup");
+    dev.wait_line(mark, REBUILD, |l| {
+        l.contains("indexing failed: The pack has mistakes; generation")
+    })
+    .await;
+    dev.wait_line(mark, Duration::from_secs(5), |l| {
+        l.contains(r#"tool "support.canned-reply" is declared 2 times"#)
+    })
+    .await;
+    assert!(canned_reply(&url).await.contains("thanks for writing in"));
+
     // Broken code: the compiler's error is printed, the old build answers.
     let mark = dev.seen().len();
+    std::fs::write(&lib, &lib_source).expect("restore lib.rs");
     std::fs::write(
         &tool_source,
         format!("{edited}\nfn broken() -> u32 {{ \"not a number\" }}\n"),

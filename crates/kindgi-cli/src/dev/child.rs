@@ -377,6 +377,79 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A stand-in pack binary: a shell script that prints `stderr` and then
+    /// runs `then`.
+    #[cfg(unix)]
+    fn fake_pack(dir: &Path, stderr: &str, then: &str) -> Launch {
+        use std::os::unix::fs::PermissionsExt as _;
+        let script = dir.join("pack");
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\ncat >&2 <<'EOF'\n{stderr}\nEOF\n{then}\n"),
+        )
+        .expect("script");
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+        Launch {
+            executable: script,
+            index: dir.join("index.json"),
+            dir: dir.to_path_buf(),
+            token: "t".to_owned(),
+            generation: 7,
+        }
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn a_boot_failure_reports_its_problems() {
+        let dir = tempfile::tempdir().expect("dir");
+        let record = json!({"level": "error", "kind": "boot-failed",
+            "message": "The pack service failed to boot", "problems": ["Missing module: src/a.rs"]});
+        let launch = fake_pack(dir.path(), &record.to_string(), "exit 1");
+        let (exits, mut exited) = mpsc::unbounded_channel();
+        let children = Children::default();
+        let failure = start(&launch, &children, exits)
+            .await
+            .expect_err("boot fails");
+        assert_eq!(
+            failure,
+            Failure::new(
+                "the pack service failed to boot (boot-failed)",
+                vec!["Missing module: src/a.rs".to_owned()]
+            )
+        );
+        let exit = exited.recv().await.expect("exit reported");
+        assert_eq!(exit.status, "exit status: 1");
+        assert_eq!(children.count(), 0);
+    }
+
+    #[cfg(unix)]
+    #[tokio::test]
+    async fn an_early_exit_and_a_listening_process() {
+        let dir = tempfile::tempdir().expect("dir");
+        let children = Children::default();
+        let (exits, mut exited) = mpsc::unbounded_channel();
+
+        let crash = fake_pack(dir.path(), "thread 'main' panicked", "exit 101");
+        let failure = start(&crash, &children, exits.clone())
+            .await
+            .expect_err("no listening record");
+        assert_eq!(
+            failure.headline,
+            "the pack service exited before listening (exit status: 101)"
+        );
+        let _ = exited.recv().await;
+
+        let listening = json!({"level": "info", "kind": "listening", "message": "Listening on port 4321", "port": 4321});
+        let serving = fake_pack(dir.path(), &listening.to_string(), "exec sleep 30");
+        let process = start(&serving, &children, exits).await.expect("listening");
+        assert_eq!(process.port, 4321);
+        assert_eq!(children.count(), 1);
+        children.stop_all(Duration::from_secs(5)).await;
+        let exit = exited.recv().await.expect("exit reported");
+        assert_eq!(exit.id, process.id);
+        assert_eq!(children.count(), 0);
+    }
+
     #[test]
     fn records_read_as_lines() {
         assert_eq!(
