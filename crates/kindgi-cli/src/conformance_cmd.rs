@@ -28,9 +28,10 @@ pub(crate) struct ConformanceArgs {
     pack_dir: Option<PathBuf>,
     /// Skip every case of a feature (repeatable): core, index, process,
     /// env, logs, 2.7-tenant, 2.7-index-hash, 2.8-pause, 2.9-connections,
-    /// 2.10-files, rust-only.
-    #[arg(long = "skip", value_name = "FEATURE")]
-    skip: Vec<Feature>,
+    /// 2.10-files, rust-only. `FEATURE=REASON` prints the reason on each
+    /// skipped case's line.
+    #[arg(long = "skip", value_name = "FEATURE[=REASON]", value_parser = parse_skip)]
+    skip: Vec<Skip>,
     /// Run only the cases whose id starts with this.
     #[arg(long, value_name = "PREFIX")]
     only: Option<String>,
@@ -40,6 +41,31 @@ pub(crate) struct ConformanceArgs {
     /// List the cases (id, feature, what each checks) and exit.
     #[arg(long)]
     list: bool,
+}
+
+/// A `--skip`: the feature, and why, when given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Skip {
+    feature: Feature,
+    reason: Option<String>,
+}
+
+/// `FEATURE` or `FEATURE=REASON` (a reason isn't empty).
+fn parse_skip(value: &str) -> Result<Skip, String> {
+    let (feature, reason) = match value.split_once('=') {
+        Some((feature, reason)) => {
+            let reason = reason.trim();
+            if reason.is_empty() {
+                return Err(format!("{value:?}: the reason after `=` is empty"));
+            }
+            (feature, Some(reason.to_owned()))
+        }
+        None => (value, None),
+    };
+    Ok(Skip {
+        feature: feature.trim().parse()?,
+        reason,
+    })
 }
 
 /// Runs the suite; exits 1 when a case failed.
@@ -69,8 +95,11 @@ pub(crate) async fn run(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
     let target = Target::new(argv, index, pack_dir)
         .boot_timeout(Duration::from_millis(args.boot_timeout_ms));
     let mut suite = Suite::new(target);
-    for feature in args.skip {
-        suite = suite.skip(feature);
+    for Skip { feature, reason } in args.skip {
+        suite = match reason {
+            Some(reason) => suite.skip_because(feature, reason),
+            None => suite.skip(feature),
+        };
     }
     if let Some(prefix) = args.only {
         suite = suite.only(prefix);
@@ -86,4 +115,29 @@ pub(crate) async fn run(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
 /// Prints a line; a closed stdout (`| head`) only stops the printing.
 fn say(line: &str) {
     let _ = writeln!(std::io::stdout().lock(), "{line}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Feature, Skip, parse_skip};
+
+    #[test]
+    fn a_skip_takes_a_reason() {
+        assert_eq!(
+            parse_skip("rust-only"),
+            Ok(Skip {
+                feature: Feature::RustOnly,
+                reason: None
+            })
+        );
+        assert_eq!(
+            parse_skip("2.7-tenant=predates protocol 2.7 (a=b)"),
+            Ok(Skip {
+                feature: Feature::Tenant,
+                reason: Some("predates protocol 2.7 (a=b)".to_owned())
+            })
+        );
+        assert!(parse_skip("2.7-tenant=").is_err());
+        assert!(parse_skip("nope=why").is_err());
+    }
 }

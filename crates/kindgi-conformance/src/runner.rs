@@ -112,7 +112,8 @@ impl Report {
 #[derive(Debug)]
 pub struct Suite {
     target: Target,
-    skip: Vec<Feature>,
+    /// The features skipped, each with the reason given, if any.
+    skip: Vec<(Feature, Option<String>)>,
     only: Option<String>,
     concurrency: usize,
     case_timeout: Duration,
@@ -132,7 +133,22 @@ impl Suite {
 
     /// Skips every case of `feature`.
     pub fn skip(mut self, feature: Feature) -> Self {
-        self.skip.push(feature);
+        self.skip.push((feature, None));
+        self
+    }
+
+    /// Skips every case of `feature`, saying why on each skipped case's
+    /// line: `skip <id>: feature <feature> skipped: <reason>`.
+    ///
+    /// ```
+    /// use kindgi_conformance::{Feature, Suite, Target};
+    /// let target = Target::new(vec!["serve".into()], "index {out}", "pack");
+    /// let suite = Suite::new(target)
+    ///     .skip_because(Feature::Tenant, "it predates protocol 2.7");
+    /// # drop(suite);
+    /// ```
+    pub fn skip_because(mut self, feature: Feature, reason: impl Into<String>) -> Self {
+        self.skip.push((feature, Some(reason.into())));
         self
     }
 
@@ -248,8 +264,11 @@ impl Suite {
     }
 
     fn skip_reason(&self, case: &Case) -> Option<String> {
-        if self.skip.contains(&case.feature()) {
-            return Some(format!("feature {} skipped", case.feature()));
+        if let Some((feature, reason)) = self.skip.iter().find(|(f, _)| *f == case.feature()) {
+            return Some(match reason {
+                Some(reason) => format!("feature {feature} skipped: {reason}"),
+                None => format!("feature {feature} skipped"),
+            });
         }
         match &self.only {
             Some(prefix) if !case.id().starts_with(prefix.as_str()) => {
@@ -263,4 +282,37 @@ impl Suite {
 /// Every case: its id, feature and what it checks, in list order.
 pub fn cases() -> Vec<Case> {
     crate::cases::all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Feature, Suite, cases};
+    use crate::harness::Target;
+
+    fn suite() -> Suite {
+        Suite::new(Target::new(vec!["serve".into()], "index {out}", "pack"))
+    }
+
+    #[test]
+    fn a_skip_gives_its_reason() {
+        let tenant = cases()
+            .into_iter()
+            .find(|c| c.feature() == Feature::Tenant)
+            .expect("a tenant case");
+        assert_eq!(
+            suite()
+                .skip(Feature::Tenant)
+                .skip_reason(&tenant)
+                .as_deref(),
+            Some("feature 2.7-tenant skipped")
+        );
+        assert_eq!(
+            suite()
+                .skip_because(Feature::Tenant, "it predates protocol 2.7")
+                .skip_reason(&tenant)
+                .as_deref(),
+            Some("feature 2.7-tenant skipped: it predates protocol 2.7")
+        );
+        assert_eq!(suite().skip(Feature::Pause).skip_reason(&tenant), None);
+    }
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use super::check;
+use super::{check, run_trace};
 use crate::case::{Case, Checked, Feature, ensure, eq, error_code, error_message, json_eq, str_at};
 use crate::session::{Profile, Session};
 
@@ -65,7 +65,8 @@ fn check_result(answer: &Value, result: &Value) -> Checked {
 }
 
 async fn pass(s: Session) -> Checked {
-    let trace = json!({"output": "hello", "runId": "r1", "aFieldFromTheFuture": [1, 2]});
+    let mut trace = run_trace(&s.unique("check"), "hello");
+    trace["aFieldFromTheFuture"] = json!([1, 2]);
     let answer = run(&s, MIN_LENGTH, json!({"minLength": 2}), trace).await?;
     check_result(&answer, &json!({"passed": true}))
 }
@@ -75,14 +76,20 @@ async fn fail(s: Session) -> Checked {
         &s,
         MIN_LENGTH,
         json!({"minLength": 2}),
-        json!({"output": " a "}),
+        run_trace(&s.unique("check"), " a "),
     )
     .await?;
     check_result(&answer, &json!({"passed": false, "reason": "too short"}))
 }
 
 async fn config_default(s: Session) -> Checked {
-    let answer = run(&s, MIN_LENGTH, json!({}), json!({"output": "  "})).await?;
+    let answer = run(
+        &s,
+        MIN_LENGTH,
+        json!({}),
+        run_trace(&s.unique("check"), "  "),
+    )
+    .await?;
     check_result(&answer, &json!({"passed": false, "reason": "too short"}))
 }
 
@@ -95,7 +102,7 @@ async fn bad_config(s: Session) -> Checked {
         &s,
         MIN_LENGTH,
         json!({"minLength": -1}),
-        json!({"output": "hello"}),
+        run_trace(&s.unique("check"), "hello"),
     )
     .await?;
     error_message(
@@ -123,7 +130,13 @@ async fn bad_config(s: Session) -> Checked {
 }
 
 async fn not_in_pack(s: Session) -> Checked {
-    let answer = run(&s, "conformance.checks.nope", json!({}), json!({})).await?;
+    let answer = run(
+        &s,
+        "conformance.checks.nope",
+        json!({}),
+        run_trace(&s.unique("check"), "x"),
+    )
+    .await?;
     error_message(
         &answer,
         "check-not-in-pack",
@@ -134,7 +147,7 @@ async fn not_in_pack(s: Session) -> Checked {
 
 async fn throws(s: Session) -> Checked {
     let id = "conformance.checks.throws";
-    let answer = run(&s, id, json!({}), json!({"output": "x"})).await?;
+    let answer = run(&s, id, json!({}), run_trace(&s.unique("check"), "x")).await?;
     error_code(&answer, "handler-throw")?;
     check_id(&answer, id)?;
     let name = str_at(&answer, "/cause/name")?;

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{call_record, check, ctx, no_record, tool};
+use super::{call_record, check, ctx, no_record, run_trace, tool};
 use crate::case::{Case, Checked, Feature, ensure, eq, result};
 use crate::http::shorten;
 use crate::json::object_keys;
@@ -160,7 +160,7 @@ async fn call_check(s: Session) -> Checked {
     let message = check(
         "conformance.checks.min-length",
         json!({"minLength": 1}),
-        json!({"output": "ok"}),
+        run_trace(&s.unique("check"), "ok"),
     );
     s.invoke_with(&service, &message, &[("traceparent", &header)])
         .await?;

@@ -54,6 +54,13 @@ pub(crate) fn ctx(run: &str) -> Value {
     json!({"tenantId": "t1", "runId": run})
 }
 
+/// A run trace as a runtime sends one: its run, its tenant (`t1`), and the
+/// run's `output`. `runId` and `tenantId` are required fields of `RunTrace`
+/// (`@kindgi/guardrails`), and a service may refuse a trace without them.
+pub(crate) fn run_trace(run: &str, output: &str) -> Value {
+    json!({"runId": run, "tenantId": "t1", "output": output})
+}
+
 /// A `check-invoke` of `check` with `config` and `trace`.
 pub(crate) fn check(id: &str, config: Value, trace: Value) -> Value {
     json!({"v": 2, "kind": "check-invoke", "check": {"id": id}, "config": config, "trace": trace})

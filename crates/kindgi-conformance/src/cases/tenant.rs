@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use super::{check, ctx, tool};
+use super::{check, ctx, run_trace, tool};
 use crate::case::{Case, Checked, Feature, answer, eq, result, status};
 use crate::http::HttpRequest;
 use crate::session::{Profile, Session};
@@ -142,7 +142,7 @@ async fn check_header_missing(s: Session) -> Checked {
     let message = check(
         "conformance.checks.min-length",
         json!({}),
-        json!({"output": "x"}),
+        run_trace(&s.unique("check"), "x"),
     );
     answer(
         &s.send(
