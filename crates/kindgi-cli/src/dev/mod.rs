@@ -122,10 +122,20 @@ pub(crate) async fn run(
             pack_dir.display()
         );
     }
-    let state_dir = options
-        .state_dir
-        .clone()
-        .unwrap_or_else(|| pack_dir.join(".kindgi").join("dev"));
+    let state_dir = match &options.state_dir {
+        Some(dir) => dir.clone(),
+        None => {
+            let local = pack_dir.join(".kindgi");
+            std::fs::create_dir_all(&local)
+                .with_context(|| format!("Cannot create {}", local.display()))?;
+            // Builds and stores are no source: keep them out of git.
+            let ignore = local.join(".gitignore");
+            if !ignore.exists() {
+                let _ = std::fs::write(&ignore, "*\n");
+            }
+            local.join("dev")
+        }
+    };
     std::fs::create_dir_all(&state_dir)
         .with_context(|| format!("Cannot create {}", state_dir.display()))?;
     remove_generations(&state_dir, &[]);
