@@ -1,0 +1,579 @@
+//! `kindgi-bench`: measures the pack services side by side on this machine
+//! — ours (the conformance fixture pack, and the bench pack for the 1 MiB
+//! scenario), the Python reference service, and a bare hyper server that
+//! answers the same bytes (the HTTP ceiling) — with one load generator, on
+//! 127.0.0.1 only, and writes the report as Markdown.
+//!
+//! `bench/run` builds everything and calls this; see `bench/README.md`.
+
+mod load;
+mod report;
+mod scenario;
+mod service;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use bytes::Bytes;
+use clap::Parser;
+use http::{HeaderMap, StatusCode};
+
+use crate::load::Load;
+use crate::report::{ScenarioResult, TargetResult};
+use crate::scenario::{Pack, Scenario};
+use crate::service::{Launch, RssSampler, Service};
+
+/// The pack token every target is started with.
+const TOKEN: &str = "bench-token-3f9c2a";
+
+/// The headers of a pack service answer the ceiling repeats.
+const ANSWER_HEADERS: [&str; 3] = [
+    "content-type",
+    "kindgi-duration-ms",
+    "kindgi-artifact-version",
+];
+
+/// Measure the pack services side by side.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+enum Cli {
+    /// Measure every target and write the report (what `bench/run` runs).
+    Run(Box<Args>),
+    /// Load one running service with one scenario — e.g. while profiling it.
+    Load(LoadArgs),
+}
+
+/// `kindgi-bench run`.
+#[derive(Debug, clap::Args)]
+#[command(args_override_self = true)]
+struct Args {
+    /// Our fixture pack binary (`conformance-pack`).
+    #[arg(long)]
+    pack: PathBuf,
+    /// Its index.
+    #[arg(long)]
+    pack_index: PathBuf,
+    /// The bench pack binary (`kindgi-bench-pack`), for the bulk scenario.
+    #[arg(long)]
+    bulk_pack: PathBuf,
+    /// Its index.
+    #[arg(long)]
+    bulk_index: PathBuf,
+    /// The Python interpreter that has `kindgi` installed.
+    #[arg(long)]
+    python: PathBuf,
+    /// The Python pack's index.
+    #[arg(long)]
+    python_index: PathBuf,
+    /// The Python pack's folder (`--module-root`).
+    #[arg(long)]
+    python_root: PathBuf,
+    /// The Python target's column header.
+    #[arg(long, default_value = "Python (kindgi 0.1.10)")]
+    python_label: String,
+    /// A script that serves the Python pack with `TCP_NODELAY` on its
+    /// connections: measured as a fourth target when given.
+    #[arg(long)]
+    python_nodelay: Option<PathBuf>,
+    /// The bare hyper server binary (`bare-hyper`).
+    #[arg(long)]
+    ceiling: PathBuf,
+    /// A folder for the ceiling's answer files.
+    #[arg(long)]
+    work: PathBuf,
+    /// Where to write the report (it is printed either way).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Measured seconds per scenario (at least).
+    #[arg(long, default_value_t = 4.0)]
+    seconds: f64,
+    /// Warm-up seconds per scenario.
+    #[arg(long, default_value_t = 1.0)]
+    warmup: f64,
+    /// Starts per target for start → listening.
+    #[arg(long, default_value_t = 20)]
+    starts: usize,
+    /// Worker threads of the load generator (1: a current-thread runtime).
+    #[arg(long, default_value_t = 1)]
+    loadgen_threads: usize,
+    /// A line for the report's context (repeatable).
+    #[arg(long)]
+    context: Vec<String>,
+}
+
+/// A scenario's request, for `kindgi-bench load`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum Which {
+    /// `conformance.echo`.
+    Echo,
+    /// `conformance.checks.min-length`.
+    Check,
+    /// `bench.bulk`, 1 MiB.
+    Bulk,
+}
+
+/// `kindgi-bench load`.
+#[derive(Debug, clap::Args)]
+struct LoadArgs {
+    /// The running service's address.
+    #[arg(long)]
+    addr: std::net::SocketAddr,
+    /// What to send.
+    #[arg(long, value_enum)]
+    scenario: Which,
+    /// Connections, one request in flight on each.
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// How long to send.
+    #[arg(long, default_value_t = 10.0)]
+    seconds: f64,
+    /// The service's pack token.
+    #[arg(long, default_value = TOKEN)]
+    token: String,
+    /// Worker threads of the load generator (1: a current-thread runtime).
+    #[arg(long, default_value_t = 1)]
+    loadgen_threads: usize,
+}
+
+/// How a target is started: its service for each pack.
+#[derive(Debug)]
+struct Target {
+    name: String,
+    fixture: Launch,
+    /// The bulk scenario's service; `None`: the fixture service has the tool.
+    bulk: Option<Launch>,
+}
+
+fn serve(program: &Path, index: &Path) -> Launch {
+    Launch {
+        program: program.to_owned(),
+        args: vec![
+            "serve".into(),
+            "--index".into(),
+            index.display().to_string(),
+            "--host".into(),
+            "127.0.0.1".into(),
+        ],
+        env: Vec::new(),
+    }
+}
+
+fn ceiling(program: &Path, body_file: &Path, headers: &HeaderMap) -> Launch {
+    let mut args = vec![
+        "--host".into(),
+        "127.0.0.1".into(),
+        "--body-file".into(),
+        body_file.display().to_string(),
+    ];
+    for name in ANSWER_HEADERS {
+        if let Some(value) = headers.get(name).and_then(|v| v.to_str().ok()) {
+            args.push("--header".into());
+            args.push(format!("{name}: {value}"));
+        }
+    }
+    Launch {
+        program: program.to_owned(),
+        args,
+        env: Vec::new(),
+    }
+}
+
+/// A load generator's runtime: one thread, or a pool.
+fn loadgen_runtime(threads: usize) -> Result<tokio::runtime::Runtime> {
+    let runtime = if threads <= 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build()?
+    };
+    Ok(runtime)
+}
+
+/// Sends the scenario's request once and checks the answer; its headers
+/// and exact bytes.
+fn check_answer(
+    rt: &tokio::runtime::Runtime,
+    service: &Service,
+    scenario: &Scenario,
+    target: &str,
+) -> Result<(HeaderMap, Bytes)> {
+    let (status, headers, body) = rt.block_on(load::once(service.addr, TOKEN, &scenario.body))?;
+    let parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+    if status != StatusCode::OK || parsed != scenario.expect {
+        let text = String::from_utf8_lossy(&body);
+        bail!(
+            "{target}, {}: expected 200 {}, got {status} {}",
+            scenario.name,
+            scenario.expect,
+            text.chars().take(400).collect::<String>()
+        );
+    }
+    Ok((headers, body))
+}
+
+/// Runs one scenario's load against a running service.
+fn measure(
+    rt: &tokio::runtime::Runtime,
+    service: &Service,
+    scenario: &Scenario,
+    expect: Bytes,
+    args: &Args,
+) -> Result<ScenarioResult> {
+    let (duration, min_requests, limit) = if scenario.bulk {
+        (args.seconds, 5, 30.0)
+    } else {
+        (args.seconds, 200, 20.0)
+    };
+    let load = Load {
+        addr: service.addr,
+        token: TOKEN.to_owned(),
+        body: scenario.body.clone(),
+        expect,
+        concurrency: scenario.concurrency,
+        warmup: Duration::from_secs_f64(args.warmup),
+        duration: Duration::from_secs_f64(duration),
+        min_requests,
+        limit: Duration::from_secs_f64(limit),
+    };
+    let sampler = RssSampler::start(service.pid());
+    let server_before = service.cpu_time();
+    let self_before = service::cpu_time("/proc/self/stat");
+    let began = Instant::now();
+    let outcome = rt.block_on(load::run(load))?;
+    let wall = began.elapsed().as_secs_f64();
+    let self_after = service::cpu_time("/proc/self/stat");
+    let server_after = service.cpu_time();
+    let rss_peak_kib = sampler.finish();
+    let server_cpu = server_before
+        .zip(server_after)
+        .map(|(before, after)| after.saturating_sub(before));
+    let loadgen_cpu = self_before
+        .zip(self_after)
+        .map(|(before, after)| after.saturating_sub(before));
+    Ok(ScenarioResult {
+        name: scenario.name,
+        body_bytes: scenario.body.len(),
+        bulk: scenario.bulk,
+        server_cpu_per_call: server_cpu
+            .filter(|_| outcome.sent > 0)
+            .map(|cpu| cpu / u32::try_from(outcome.sent).unwrap_or(u32::MAX)),
+        server_cores: server_cpu.map(|cpu| cpu.as_secs_f64() / wall),
+        loadgen_cores: loadgen_cpu.map(|cpu| cpu.as_secs_f64() / wall),
+        outcome,
+        rss_peak_kib,
+    })
+}
+
+fn progress(target: &str, result: &ScenarioResult) {
+    let o = &result.outcome;
+    let mb = if result.bulk {
+        format!(" {:.0} MB/s", result.mb_per_s())
+    } else {
+        String::new()
+    };
+    eprintln!(
+        "  {:<16} {:<26} {:>9.0} calls/s{mb}  p50 {:.3} ms  p99 {:.3} ms  errors {}  ({} calls)",
+        result.name,
+        target,
+        o.throughput(),
+        o.quantile_ms(0.5),
+        o.quantile_ms(0.99),
+        o.errors,
+        o.ok + o.errors
+    );
+}
+
+/// `VmRSS` after boot and one echo call, settled.
+fn idle_rss(
+    rt: &tokio::runtime::Runtime,
+    service: &Service,
+    echo: &Scenario,
+    target: &str,
+) -> Result<u64> {
+    check_answer(rt, service, echo, target)?;
+    std::thread::sleep(Duration::from_millis(300));
+    service.rss_kib().context("reading VmRSS")
+}
+
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find_map(|l| l.strip_prefix("model name"))
+                .map(|m| m.trim_start_matches([' ', '\t', ':']).to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned())
+}
+
+fn python_launch(args: &Args, entry: &[&str]) -> Launch {
+    let mut argv: Vec<String> = entry.iter().map(|&a| a.to_owned()).collect();
+    argv.extend([
+        "--index".into(),
+        args.python_index.display().to_string(),
+        "--module-root".into(),
+        args.python_root.display().to_string(),
+        "--host".into(),
+        "127.0.0.1".into(),
+    ]);
+    Launch {
+        program: args.python.clone(),
+        args: argv,
+        env: Vec::new(),
+    }
+}
+
+/// The targets that are pack services: ours first, then Python's.
+fn service_targets(args: &Args) -> Vec<Target> {
+    let mut targets = vec![
+        Target {
+            name: "ours (Rust)".to_owned(),
+            fixture: serve(&args.pack, &args.pack_index),
+            bulk: Some(serve(&args.bulk_pack, &args.bulk_index)),
+        },
+        Target {
+            name: args.python_label.clone(),
+            fixture: python_launch(args, &["-m", "kindgi.pack", "serve"]),
+            bulk: None,
+        },
+    ];
+    if let Some(script) = &args.python_nodelay {
+        let script = script.display().to_string();
+        targets.push(Target {
+            name: format!("{} + TCP_NODELAY", args.python_label),
+            fixture: python_launch(args, &[script.as_str()]),
+            bulk: None,
+        });
+    }
+    targets
+}
+
+/// A pack service target's running processes.
+#[derive(Debug)]
+struct Running {
+    fixture: Service,
+    bulk: Option<Service>,
+}
+
+impl Running {
+    fn start(target: &Target) -> Result<Self> {
+        Ok(Self {
+            fixture: Service::start(&target.fixture, TOKEN)?,
+            bulk: target
+                .bulk
+                .as_ref()
+                .map(|launch| Service::start(launch, TOKEN))
+                .transpose()?,
+        })
+    }
+
+    fn for_pack(&self, pack: Pack) -> &Service {
+        match pack {
+            Pack::Fixture => &self.fixture,
+            Pack::Bulk => self.bulk.as_ref().unwrap_or(&self.fixture),
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<String> {
+    std::fs::create_dir_all(&args.work)?;
+    let rt = loadgen_runtime(args.loadgen_threads)?;
+    let scenarios = scenario::all();
+    let echo = &scenarios[0];
+    let load_before = loadavg();
+    let wall = Instant::now();
+    let targets = service_targets(args);
+    const CEILING: &str = "bare hyper (ceiling)";
+
+    // The ceiling's starts answer a placeholder; each scenario restarts it
+    // with our service's exact answer to that scenario.
+    let placeholder = args.work.join("answer-start.json");
+    std::fs::write(&placeholder, scenario::echo_body())?;
+    let ceiling_start = ceiling(&args.ceiling, &placeholder, &HeaderMap::new());
+
+    // 1. Start → listening, the targets taking turns.
+    eprintln!("start → listening, {} starts per target", args.starts);
+    let launches: Vec<&Launch> = targets
+        .iter()
+        .map(|t| &t.fixture)
+        .chain([&ceiling_start])
+        .collect();
+    let mut starts: Vec<Vec<f64>> = vec![Vec::new(); launches.len()];
+    for _ in 0..args.starts {
+        for (launch, times) in launches.iter().zip(&mut starts) {
+            let service = Service::start(launch, TOKEN)?;
+            times.push(service.started_in.as_secs_f64() * 1000.0);
+        }
+    }
+    let names: Vec<&str> = targets
+        .iter()
+        .map(|t| t.name.as_str())
+        .chain([CEILING])
+        .collect();
+    for (name, times) in names.iter().zip(&starts) {
+        eprintln!("  {name:<34} median {:.1} ms", report::median(times));
+    }
+
+    // 2. The long-running services, and their idle memory.
+    let running = targets
+        .iter()
+        .map(Running::start)
+        .collect::<Result<Vec<_>>>()?;
+    let mut idle = Vec::new();
+    for (target, service) in targets.iter().zip(&running) {
+        idle.push(idle_rss(&rt, &service.fixture, echo, &target.name)?);
+    }
+    let mut results: Vec<Vec<ScenarioResult>> = vec![Vec::new(); names.len()];
+
+    // 3. Each scenario on each target in turn, so a change in the
+    //    machine's load hits them alike. Ours goes first: the ceiling
+    //    repeats our answer.
+    for (n, scenario) in scenarios.iter().enumerate() {
+        eprintln!("{}", scenario.name);
+        let mut ours_answer = None;
+        for (i, (target, service)) in targets.iter().zip(&running).enumerate() {
+            let service = service.for_pack(scenario.pack);
+            let (headers, bytes) = check_answer(&rt, service, scenario, &target.name)?;
+            let result = measure(&rt, service, scenario, bytes.clone(), args)?;
+            progress(&target.name, &result);
+            results[i].push(result);
+            ours_answer.get_or_insert((headers, bytes));
+        }
+        let (headers, ours_bytes) = ours_answer.context("no pack service target")?;
+        let answer = args.work.join(format!("answer-{n}.json"));
+        std::fs::write(&answer, &ours_bytes)?;
+        let bare = Service::start(&ceiling(&args.ceiling, &answer, &headers), TOKEN)?;
+        if n == 0 {
+            idle.push(idle_rss(&rt, &bare, scenario, CEILING)?);
+        }
+        let (_, bare_bytes) = check_answer(&rt, &bare, scenario, CEILING)?;
+        if bare_bytes != ours_bytes {
+            bail!("bare hyper answered other bytes than ours");
+        }
+        let result = measure(&rt, &bare, scenario, bare_bytes, args)?;
+        progress(CEILING, &result);
+        results[names.len() - 1].push(result);
+    }
+    drop(running);
+
+    let report_targets: Vec<TargetResult> = names
+        .iter()
+        .zip(starts)
+        .zip(idle)
+        .zip(results)
+        .map(
+            |(((name, starts_ms), rss_idle_kib), scenarios)| TargetResult {
+                name: (*name).to_owned(),
+                starts_ms,
+                rss_idle_kib,
+                scenarios,
+            },
+        )
+        .collect();
+    let mut context = vec![
+        format!(
+            "Machine: {}, {} cores; load average (1/5/15 min) {} before, {} after",
+            cpu_model(),
+            std::thread::available_parallelism().map_or(0, |n| n.get()),
+            load_before,
+            loadavg()
+        ),
+        format!(
+            "Load generator: hyper client, keep-alive HTTP/1.1, {} thread(s), on 127.0.0.1; per scenario {:.0} s warm-up, then at least {:.0} s measured (bulk: at least 5 calls, at most 30 s)",
+            args.loadgen_threads, args.warmup, args.seconds
+        ),
+        format!("Measuring took {:.0} s", wall.elapsed().as_secs_f64()),
+    ];
+    context.extend(args.context.iter().cloned());
+    Ok(report::markdown(
+        "Pack service benchmark",
+        &context,
+        &report_targets,
+    ))
+}
+
+/// `kindgi-bench load`: one scenario against a running service, printed.
+fn load_only(args: &LoadArgs) -> Result<()> {
+    let rt = loadgen_runtime(args.loadgen_threads)?;
+    let mut scenario = scenario::all()
+        .into_iter()
+        .find(|s| match args.scenario {
+            Which::Echo => s.name.starts_with("echo"),
+            Which::Check => s.name.starts_with("check"),
+            Which::Bulk => s.bulk,
+        })
+        .context("no such scenario")?;
+    scenario.concurrency = args.concurrency;
+    let (status, _, expect) = rt.block_on(load::once(args.addr, &args.token, &scenario.body))?;
+    let parsed: serde_json::Value = serde_json::from_slice(&expect).unwrap_or_default();
+    if status != StatusCode::OK || parsed != scenario.expect {
+        bail!(
+            "unexpected answer: {status} {}",
+            String::from_utf8_lossy(&expect)
+        );
+    }
+    let outcome = rt.block_on(load::run(Load {
+        addr: args.addr,
+        token: args.token.clone(),
+        body: scenario.body.clone(),
+        expect,
+        concurrency: args.concurrency,
+        warmup: Duration::ZERO,
+        duration: Duration::from_secs_f64(args.seconds),
+        min_requests: 0,
+        limit: Duration::from_secs_f64(args.seconds),
+    }))?;
+    println!(
+        "{:.0} calls/s  p50 {:.3} ms  p99 {:.3} ms  errors {}  ({} calls)",
+        outcome.throughput(),
+        outcome.quantile_ms(0.5),
+        outcome.quantile_ms(0.99),
+        outcome.errors,
+        outcome.ok + outcome.errors
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let args = match Cli::parse() {
+        Cli::Run(args) => args,
+        Cli::Load(args) => {
+            return match load_only(&args) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("kindgi-bench load: {e:#}");
+                    ExitCode::FAILURE
+                }
+            };
+        }
+    };
+    match run(&args) {
+        Ok(markdown) => {
+            println!("{markdown}");
+            if let Some(out) = &args.out {
+                if let Err(e) = std::fs::write(out, &markdown) {
+                    eprintln!("kindgi-bench: writing {}: {e}", out.display());
+                    return ExitCode::FAILURE;
+                }
+                eprintln!("wrote {}", out.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("kindgi-bench: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

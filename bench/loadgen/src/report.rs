@@ -1,0 +1,365 @@
+//! The results as Markdown: one table of absolute numbers and ratios, the
+//! goals with their verdicts, and where the CPU went.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::load::Outcome;
+
+/// One scenario's measurements on one target.
+#[derive(Debug, Clone)]
+pub(crate) struct ScenarioResult {
+    /// The scenario's name.
+    pub(crate) name: &'static str,
+    /// Its request body's size in bytes.
+    pub(crate) body_bytes: usize,
+    /// Whether throughput is also reported in MB/s.
+    pub(crate) bulk: bool,
+    /// What the load measured.
+    pub(crate) outcome: Outcome,
+    /// The target's highest `VmRSS` during the load, in KiB.
+    pub(crate) rss_peak_kib: u64,
+    /// The target's CPU time per request sent (warm-up included).
+    pub(crate) server_cpu_per_call: Option<Duration>,
+    /// The target's CPU time over the load's wall time (1.0 = one core).
+    pub(crate) server_cores: Option<f64>,
+    /// The load generator's CPU time over the load's wall time.
+    pub(crate) loadgen_cores: Option<f64>,
+}
+
+impl ScenarioResult {
+    /// Request body megabytes (10^6 bytes) per second.
+    pub(crate) fn mb_per_s(&self) -> f64 {
+        self.outcome.throughput() * self.body_bytes as f64 / 1e6
+    }
+}
+
+/// Everything measured on one target.
+#[derive(Debug, Clone)]
+pub(crate) struct TargetResult {
+    /// Its column header.
+    pub(crate) name: String,
+    /// Spawn → `listening` record, every start, in milliseconds.
+    pub(crate) starts_ms: Vec<f64>,
+    /// `VmRSS` after boot and one echo call, in KiB.
+    pub(crate) rss_idle_kib: u64,
+    /// Each scenario, in order.
+    pub(crate) scenarios: Vec<ScenarioResult>,
+}
+
+impl TargetResult {
+    /// The median start → listening time.
+    pub(crate) fn start_median_ms(&self) -> f64 {
+        median(&self.starts_ms)
+    }
+
+    fn scenario(&self, name: &str) -> Option<&ScenarioResult> {
+        self.scenarios.iter().find(|s| s.name == name)
+    }
+}
+
+/// The median of some values (`NaN` when there are none).
+pub(crate) fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let mid = sorted.len() / 2;
+    if sorted.len().is_multiple_of(2) {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    } else {
+        sorted[mid]
+    }
+}
+
+/// Megabytes (10^6 bytes) of KiB.
+fn mb(kib: u64) -> f64 {
+    kib as f64 * 1024.0 / 1e6
+}
+
+/// A number with a sensible number of digits.
+fn num(value: f64) -> String {
+    if value.is_nan() {
+        "–".to_owned()
+    } else if value.abs() >= 1000.0 {
+        group(value.round() as i64)
+    } else if value.abs() >= 100.0 {
+        format!("{value:.0}")
+    } else if value.abs() >= 10.0 {
+        format!("{value:.1}")
+    } else {
+        format!("{value:.2}")
+    }
+}
+
+/// An integer with thin thousands separators.
+fn group(value: i64) -> String {
+    let digits = value.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if value < 0 { format!("-{out}") } else { out }
+}
+
+/// `a ÷ b` as a multiplier.
+fn ratio(a: f64, b: f64) -> String {
+    if a.is_nan() || b.is_nan() || b == 0.0 {
+        return "–".to_owned();
+    }
+    let r = a / b;
+    if r >= 10.0 {
+        format!("{r:.0}×")
+    } else if r >= 0.1 {
+        format!("{r:.2}×")
+    } else {
+        format!("{r:.3}×")
+    }
+}
+
+/// One metric across the targets.
+struct Row {
+    metric: String,
+    values: Vec<f64>,
+    /// How to print a value.
+    show: fn(f64) -> String,
+}
+
+fn count(value: f64) -> String {
+    if value.is_nan() {
+        "–".into()
+    } else {
+        format!("{value:.0}")
+    }
+}
+
+fn rows(targets: &[TargetResult]) -> Vec<Row> {
+    let each = |f: &dyn Fn(&TargetResult) -> f64| -> Vec<f64> { targets.iter().map(f).collect() };
+    let mut rows = Vec::new();
+    for scenario in &targets[0].scenarios {
+        let name = scenario.name;
+        let get = |t: &TargetResult, f: &dyn Fn(&ScenarioResult) -> f64| {
+            t.scenario(name).map_or(f64::NAN, f)
+        };
+        if scenario.bulk {
+            rows.push(Row {
+                metric: format!("{name}: MB/s validated"),
+                values: each(&|t| get(t, &ScenarioResult::mb_per_s)),
+                show: num,
+            });
+        }
+        rows.push(Row {
+            metric: format!("{name}: calls/s"),
+            values: each(&|t| get(t, &|s| s.outcome.throughput())),
+            show: num,
+        });
+        rows.push(Row {
+            metric: format!("{name}: p50 ms"),
+            values: each(&|t| get(t, &|s| s.outcome.quantile_ms(0.5))),
+            show: num,
+        });
+        rows.push(Row {
+            metric: format!("{name}: p99 ms"),
+            values: each(&|t| get(t, &|s| s.outcome.quantile_ms(0.99))),
+            show: num,
+        });
+        rows.push(Row {
+            metric: format!("{name}: errors"),
+            values: each(&|t| get(t, &|s| s.outcome.errors as f64)),
+            show: count,
+        });
+        rows.push(Row {
+            metric: format!("{name}: CPU µs per call"),
+            values: each(&|t| {
+                get(t, &|s| {
+                    s.server_cpu_per_call
+                        .map_or(f64::NAN, |d| d.as_secs_f64() * 1e6)
+                })
+            }),
+            show: num,
+        });
+    }
+    rows.push(Row {
+        metric: "start → listening ms (median)".to_owned(),
+        values: each(&TargetResult::start_median_ms),
+        show: num,
+    });
+    rows.push(Row {
+        metric: "RSS idle MB".to_owned(),
+        values: each(&|t| mb(t.rss_idle_kib)),
+        show: num,
+    });
+    for (name, label) in [("echo c=64", "echo c=64"), ("bulk 1 MiB c=1", "bulk 1 MiB")] {
+        rows.push(Row {
+            metric: format!("RSS peak under load ({label}) MB"),
+            values: each(&|t| t.scenario(name).map_or(f64::NAN, |s| mb(s.rss_peak_kib))),
+            show: num,
+        });
+    }
+    rows
+}
+
+/// A goal of the issue, checked against the numbers.
+struct Goal {
+    what: &'static str,
+    measured: String,
+    met: bool,
+}
+
+/// The goals, for `ours` against `python` and `ceiling`.
+fn goals(ours: &TargetResult, python: &TargetResult, ceiling: &TargetResult) -> Vec<Goal> {
+    let at = |t: &TargetResult, name: &str, f: &dyn Fn(&ScenarioResult) -> f64| {
+        t.scenario(name).map_or(f64::NAN, f)
+    };
+    let echo64 = |t: &TargetResult| at(t, "echo c=64", &|s| s.outcome.throughput());
+    let vs_python = echo64(ours) / echo64(python);
+    let vs_ceiling = echo64(ours) / echo64(ceiling);
+    let p99 = at(ours, "echo c=64", &|s| s.outcome.quantile_ms(0.99));
+    let start = ours.start_median_ms();
+    let idle = mb(ours.rss_idle_kib);
+    let bulk = at(ours, "bulk 1 MiB c=1", &ScenarioResult::mb_per_s);
+    vec![
+        Goal {
+            what: "echo c=64 throughput ≥ 20× Python",
+            measured: format!("{vs_python:.1}×"),
+            met: vs_python >= 20.0,
+        },
+        Goal {
+            what: "echo c=64 throughput ≥ 70 % of bare hyper",
+            measured: format!("{:.0} %", vs_ceiling * 100.0),
+            met: vs_ceiling >= 0.70,
+        },
+        Goal {
+            what: "echo c=64 p99 ≤ 2 ms",
+            measured: format!("{p99:.2} ms"),
+            met: p99 <= 2.0,
+        },
+        Goal {
+            what: "start → listening ≤ 20 ms",
+            measured: format!("{start:.1} ms"),
+            met: start <= 20.0,
+        },
+        Goal {
+            what: "idle RSS ≤ 15 MB",
+            measured: format!("{idle:.1} MB"),
+            met: idle <= 15.0,
+        },
+        Goal {
+            what: "1 MiB validation ≥ 200 MB/s",
+            measured: format!("{bulk:.0} MB/s"),
+            met: bulk >= 200.0,
+        },
+    ]
+}
+
+/// The whole report. `targets` are ours first, then the Python reference
+/// service, any others, and the ceiling last; `context` lines (machine,
+/// versions, load) go first.
+pub(crate) fn markdown(title: &str, context: &[String], targets: &[TargetResult]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "# {title}\n");
+    for line in context {
+        let _ = writeln!(out, "- {line}");
+    }
+    let (Some(ours), Some(python), Some(ceiling)) =
+        (targets.first(), targets.get(1), targets.last())
+    else {
+        return out;
+    };
+    let short = |t: &TargetResult| t.name.split(" (").next().unwrap_or_default().to_owned();
+    let mut header = String::from("| metric |");
+    let mut rule = String::from("|---|");
+    for t in targets {
+        let _ = write!(header, " {} |", t.name);
+        rule.push_str("--:|");
+    }
+    for t in &targets[1..] {
+        let _ = write!(header, " ours ÷ {} |", short(t));
+        rule.push_str("--:|");
+    }
+    let _ = writeln!(out, "\n## Results\n\n{header}\n{rule}");
+    for row in rows(targets) {
+        let mut line = format!("| {} |", row.metric);
+        for &value in &row.values {
+            let _ = write!(line, " {} |", (row.show)(value));
+        }
+        for &value in &row.values[1..] {
+            let _ = write!(line, " {} |", ratio(row.values[0], value));
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = writeln!(
+        out,
+        "\n## Goals\n\n| goal | measured | met |\n|---|--:|:-:|"
+    );
+    for goal in goals(ours, python, ceiling) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} |",
+            goal.what,
+            goal.measured,
+            if goal.met { "yes" } else { "**no**" }
+        );
+    }
+    let _ = writeln!(
+        out,
+        "\n## Where the CPU went\n\nCores busy during each load (1.00 = one core of {}): target / load generator. \
+         The two share the machine, so the ceiling column is also the load generator's own ceiling.\n",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+    );
+    let _ = writeln!(
+        out,
+        "| scenario |{}\n|---|{}",
+        targets
+            .iter()
+            .map(|t| format!(" {} |", t.name))
+            .collect::<String>(),
+        "--:|".repeat(targets.len())
+    );
+    for scenario in &ours.scenarios {
+        let mut line = format!("| {} |", scenario.name);
+        for t in targets {
+            let cell = t.scenario(scenario.name).map_or_else(
+                || "–".to_owned(),
+                |s| {
+                    let cores = |c: Option<f64>| c.map_or("–".to_owned(), |c| format!("{c:.2}"));
+                    format!("{} / {}", cores(s.server_cores), cores(s.loadgen_cores))
+                },
+            );
+            let _ = write!(line, " {cell} |");
+        }
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = writeln!(out, "\nStarts (ms, every one, in order):\n");
+    for t in targets {
+        let all: Vec<String> = t.starts_ms.iter().map(|v| format!("{v:.1}")).collect();
+        let _ = writeln!(out, "- {}: {}", t.name, all.join(" "));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn medians() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert!(median(&[]).is_nan());
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(num(123_456.7), "123,457");
+        assert_eq!(num(12.345), "12.3");
+        assert_eq!(num(0.1234), "0.12");
+        assert_eq!(ratio(30.0, 1.0), "30×");
+        assert_eq!(ratio(0.8, 1.0), "0.80×");
+        assert_eq!(ratio(1.0, 0.0), "–");
+    }
+}
