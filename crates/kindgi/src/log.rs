@@ -118,35 +118,48 @@ impl Record {
     }
 
     fn json_line(&self, time: &str) -> String {
-        let mut out = String::with_capacity(256);
-        out.push('{');
+        // Written straight into one buffer: no `Value` or `String` per
+        // key and value (this runs once per call).
+        let mut out = Vec::with_capacity(320);
+        out.push(b'{');
         let mut first = true;
-        let mut put = |out: &mut String, key: &str, value: &Value| {
+        let mut key = |out: &mut Vec<u8>, key: &str| {
             if !first {
-                out.push(',');
+                out.push(b',');
             }
             first = false;
-            out.push_str(&Value::from(key).to_string());
-            out.push(':');
-            out.push_str(&value.to_string());
+            let _ = serde_json::to_writer(&mut *out, key);
+            out.push(b':');
         };
-        put(&mut out, "time", &Value::from(time));
-        put(&mut out, "level", &Value::from(self.level.name()));
-        put(&mut out, "severity", &Value::from(self.level.severity()));
-        put(&mut out, "subsystem", &Value::from("pack"));
-        put(&mut out, "message", &Value::from(self.message.as_str()));
+        let text = |out: &mut Vec<u8>, value: &str| {
+            let _ = serde_json::to_writer(&mut *out, value);
+        };
+        key(&mut out, "time");
+        text(&mut out, time);
+        key(&mut out, "level");
+        text(&mut out, self.level.name());
+        key(&mut out, "severity");
+        text(&mut out, self.level.severity());
+        key(&mut out, "subsystem");
+        text(&mut out, "pack");
+        key(&mut out, "message");
+        text(&mut out, &self.message);
         if let Some(ids) = &self.ids {
-            for (key, value) in ids.pairs() {
+            for (name, value) in ids.pairs() {
                 if let Some(value) = value {
-                    put(&mut out, key, &Value::from(value.as_str()));
+                    key(&mut out, name);
+                    text(&mut out, value);
                 }
             }
         }
-        for (key, value) in &self.fields {
-            put(&mut out, key, value);
+        for (name, value) in &self.fields {
+            key(&mut out, name);
+            let _ = serde_json::to_writer(&mut out, value);
         }
-        out.push_str("}\n");
-        out
+        out.extend_from_slice(b"}\n");
+        // serde_json writes UTF-8 only.
+        String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 
     fn pretty_line(&self, time: &str) -> String {
@@ -182,6 +195,9 @@ fn now() -> String {
 
 /// The most bytes the writer gathers before it writes.
 const BATCH_BYTES: usize = 64 * 1024;
+/// The writer's pause after each write: how long a record may wait for
+/// the next batch.
+const WRITE_PACE: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Where records go: stderr, directly until [`Logger::start_writer`], then
 /// through a writer thread so that no async worker waits on the terminal
@@ -259,6 +275,12 @@ impl Logger {
                     }
                     write(&batch);
                     batch.clear();
+                    // Let the next records gather: while this thread sleeps
+                    // rather than waits in `recv`, a `send` wakes nobody, so
+                    // under load a call costs no wake-up of this thread.
+                    if !stopping {
+                        std::thread::sleep(WRITE_PACE);
+                    }
                 }
             });
         if let (Ok(handle), Ok(mut writer)) = (spawned, self.writer.lock())
