@@ -17,6 +17,7 @@ pub mod client;
 mod config;
 mod error;
 mod limits;
+pub mod names;
 mod runtime;
 pub mod sniff;
 pub mod store;

@@ -150,10 +150,7 @@ fn file_name(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
         return Ok(None);
     };
     let raw = raw.to_str().map_err(|_| bad())?;
-    let name = percent_encoding::percent_decode_str(raw)
-        .decode_utf8()
-        .map_err(|_| bad())?;
-    Ok((!name.is_empty()).then(|| name.into_owned()))
+    crate::names::decode_file_name(raw).map_err(|_| bad())
 }
 
 fn limit_for(limits: &TypeLimits, kind: FileKind) -> u64 {

@@ -1,0 +1,33 @@
+//! `kindgi_protocol::parse_request` on any bytes: never a panic; an error
+//! is one of the three parse codes with the contract's message, and never
+//! echoes a context value (a secret may be there).
+
+#![no_main]
+
+use kindgi_protocol::{ErrorCode, Request, parse_request};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    match parse_request(data) {
+        Ok(Request::Invoke(invoke)) => {
+            assert!(!invoke.tool.id.is_empty());
+            // What parsed serializes again.
+            let _ = serde_json::to_string(&invoke.ctx).expect("ctx serializes");
+        }
+        Ok(Request::CheckInvoke(check)) => assert!(!check.check.id.is_empty()),
+        Err(error) => {
+            assert!(matches!(
+                error.code,
+                ErrorCode::MalformedMessage
+                    | ErrorCode::UnknownProtocolVersion
+                    | ErrorCode::UnexpectedMessageKind
+            ));
+            // Messages about ctx fields name the field, never its value.
+            if error.message.starts_with("`ctx.") {
+                assert!(error.message.len() < 120, "{}", error.message);
+            }
+        }
+    }
+    // The same bytes always parse the same way.
+    assert_eq!(parse_request(data).is_ok(), parse_request(data).is_ok());
+});

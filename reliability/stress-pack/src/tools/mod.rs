@@ -1,0 +1,9 @@
+//! The stress pack's tools, one file each.
+
+pub(crate) mod append;
+pub(crate) mod count;
+pub(crate) mod environ;
+pub(crate) mod panics;
+pub(crate) mod sleep;
+pub(crate) mod store;
+pub(crate) mod throws;

@@ -1,0 +1,36 @@
+//! `stress.sleep`: a slow call.
+
+use std::time::Duration;
+
+use kindgi::{Tool, ToolContext, ToolError};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// How long to sleep.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SleepInput {
+    #[schemars(range(min = 0))]
+    ms: u64,
+}
+
+/// How long it slept.
+#[derive(Debug, Serialize, JsonSchema)]
+pub(crate) struct SleepOutput {
+    slept: u64,
+}
+
+async fn sleep(input: SleepInput, ctx: ToolContext) -> Result<SleepOutput, ToolError> {
+    tokio::select! {
+        () = tokio::time::sleep(Duration::from_millis(input.ms)) => {}
+        _ = ctx.cancelled() => {}
+    }
+    Ok(SleepOutput { slept: input.ms })
+}
+
+pub(crate) fn tool() -> Tool {
+    Tool::new("stress.sleep", kindgi::here!())
+        .description("Sleeps for ms milliseconds; stops early when the call is cancelled.")
+        .mutating(false)
+        .handler(sleep)
+}

@@ -1,0 +1,132 @@
+//! SIGTERM under load: nothing lost, nothing doubled, exit 0 in the
+//! drain window.
+
+use std::time::Duration;
+
+use kindgi_reliability::ServiceOptions;
+use kindgi_reliability::scenarios::drain::{self, DrainPlan};
+use kindgi_reliability::scenarios::rolling::{self, RollingPlan};
+
+use crate::common::{heavy, start};
+
+/// The drain window (8 s) and slack for a loaded two-core machine.
+const WINDOW: Duration = Duration::from_secs(10);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_under_load_loses_and_doubles_nothing() {
+    let _heavy = heavy().await;
+    let mut service = start(&ServiceOptions::default().max_concurrency(64));
+    let file = service.scratch().join("ran.txt");
+    let plan = DrainPlan {
+        calls: 20_000,
+        clients: 48,
+        work_ms: 500,
+        term_after: 200,
+        ..DrainPlan::default()
+    };
+    let report = drain::run(&mut service, &plan, file).await;
+    println!("{report:#?}");
+    assert!(report.is_clean(WINDOW), "{report:#?}");
+    assert!(report.ok >= plan.term_after, "{report:#?}");
+    assert!(
+        report.draining > 0,
+        "no call arrived while draining: {report:#?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sigterm_under_load_with_keep_alive_connections() {
+    let _heavy = heavy().await;
+    let mut service = start(&ServiceOptions::default().max_concurrency(64));
+    let file = service.scratch().join("ran.txt");
+    let plan = DrainPlan {
+        calls: 20_000,
+        clients: 48,
+        work_ms: 500,
+        term_after: 200,
+        keep_alive: true,
+        ..DrainPlan::default()
+    };
+    let report = drain::run(&mut service, &plan, file).await;
+    println!("{report:#?}");
+    assert!(report.is_clean(WINDOW), "{report:#?}");
+    assert!(
+        report.draining > 0,
+        "no call arrived while draining: {report:#?}"
+    );
+}
+
+/// The strict form: besides nothing lost or doubled, no caller is left
+/// without an answer on a connection it made — every call is answered, or
+/// its connection refused (which a runtime knows never ran).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "service bug: calls arriving as the drain ends are reset after they were sent (~1 per client per drain); fix proposed in docs/reliability.md"]
+async fn every_call_is_answered_or_its_connection_refused() {
+    let _heavy = heavy().await;
+    for keep_alive in [false, true] {
+        let mut service = start(&ServiceOptions::default().max_concurrency(64));
+        let file = service.scratch().join("ran.txt");
+        let plan = DrainPlan {
+            calls: 20_000,
+            clients: 48,
+            work_ms: 500,
+            term_after: 200,
+            keep_alive,
+            ..DrainPlan::default()
+        };
+        let report = drain::run(&mut service, &plan, file).await;
+        assert!(report.is_clean(WINDOW), "{report:#?}");
+        assert_eq!(report.no_answer, 0, "{report:#?}");
+    }
+}
+
+/// A rolling restart seen through the runtime's pack client, which retries
+/// only what provably did not run: nothing runs twice, every answer
+/// matches one run, every service exits 0.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_rolling_restart_through_the_pack_client_doubles_nothing() {
+    let _heavy = heavy().await;
+    let plan = RollingPlan {
+        calls: 2400,
+        clients: 32,
+        work_ms: 100,
+        restarts: 2,
+        every: 700,
+    };
+    let report = rolling::run(
+        crate::common::pack_bin(),
+        &kindgi_reliability::bins::stress_pack_dir(),
+        &plan,
+    )
+    .await;
+    println!("{report:#?}");
+    assert!(report.is_safe(), "{report:#?}");
+    assert_eq!(
+        report.may_have_run_and_ran, 0,
+        "a call the client gave up on as may-have-run did run: {report:#?}"
+    );
+    assert!(report.ok >= plan.calls * 9 / 10, "{report:#?}");
+}
+
+/// The strict form: through a rolling restart every call is answered —
+/// none is left "may have run" for the runtime to give up on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+#[ignore = "service bug: calls arriving as the drain ends are reset after they were sent, and the pack client must give them up as may-have-run; fix proposed in docs/reliability.md"]
+async fn a_rolling_restart_through_the_pack_client_loses_no_call() {
+    let _heavy = heavy().await;
+    let plan = RollingPlan {
+        calls: 2400,
+        clients: 32,
+        work_ms: 100,
+        restarts: 2,
+        every: 700,
+    };
+    let report = rolling::run(
+        crate::common::pack_bin(),
+        &kindgi_reliability::bins::stress_pack_dir(),
+        &plan,
+    )
+    .await;
+    assert!(report.is_safe(), "{report:#?}");
+    assert_eq!(report.ok, plan.calls, "{report:#?}");
+}

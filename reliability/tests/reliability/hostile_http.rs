@@ -1,0 +1,337 @@
+//! Hostile HTTP: huge bodies, slow and idle clients, huge headers,
+//! HTTP/1.0, pipelining, `Expect: 100-continue`, malformed framing.
+
+use std::time::Duration;
+
+use kindgi_reliability::http::{self, Connection, Request};
+use kindgi_reliability::scenarios::hostile;
+use kindgi_reliability::{ServiceOptions, invoke};
+use serde_json::json;
+
+use crate::common::{heavy, start};
+
+const WAIT: Duration = Duration::from_secs(20);
+/// The body limit, in KiB.
+const LIMIT_KIB: u64 = 10 * 1024;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_1_gib_body_is_413_without_buffering_it() {
+    let _heavy = heavy().await;
+    let service = start(&ServiceOptions::default());
+    // Declared: refused from the header, before any of the body is read.
+    let declared = hostile::stream_huge_body(&service, 1 << 30, false).await;
+    println!("declared: {declared:?}");
+    assert_eq!(declared.status, Some(413), "{declared:?}");
+    assert_eq!(declared.body, r#"{"error":"Request body too large"}"#);
+    assert!(declared.growth_kib() < 4 * 1024, "{declared:?}");
+    // Chunked: counted while streaming, refused at the limit.
+    let chunked = hostile::stream_huge_body(&service, 1 << 30, true).await;
+    println!("chunked: {chunked:?}");
+    assert_eq!(chunked.status, Some(413), "{chunked:?}");
+    assert_eq!(chunked.body, r#"{"error":"Request body too large"}"#);
+    assert!(
+        chunked.sent_bytes < 256 << 20,
+        "the service answered long before the end: {chunked:?}"
+    );
+    assert!(
+        chunked.growth_kib() < LIMIT_KIB + 16 * 1024,
+        "growth under the limit plus slack: {chunked:?}"
+    );
+    let ok = http::exchange(
+        service.addr(),
+        &invoke::call(service.token(), "stress.sleep", json!({"ms": 1})),
+        WAIT,
+    )
+    .await;
+    assert_eq!(ok.status(), Some(200), "still serving: {ok}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trickling_body_does_not_stop_other_calls() {
+    let service = start(&ServiceOptions::default());
+    let trickler = {
+        let addr = service.addr();
+        let token = service.token().to_owned();
+        tokio::spawn(async move {
+            let head = Request::post("/v1/invoke")
+                .token(&token)
+                .header("content-type", "application/json")
+                .header("content-length", "1000000");
+            let mut conn = Connection::open(addr).await.expect("connect");
+            conn.send(&head.head_bytes()).await.expect("head");
+            for _ in 0..6 {
+                if conn.send(b" ").await.is_err() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    for _ in 0..5 {
+        let ok = http::exchange(
+            service.addr(),
+            &invoke::call(service.token(), "stress.sleep", json!({"ms": 1})),
+            Duration::from_secs(5),
+        )
+        .await;
+        assert_eq!(ok.status(), Some(200), "{ok}");
+    }
+    trickler.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unfinished_heads_and_idle_connections_are_closed_after_the_header_timeout() {
+    // Long (the service's header timeout is 30 s) but light: it runs
+    // beside the other tests.
+    let service = start(&ServiceOptions::default());
+    let slow_head = tokio::spawn(hostile::trickle_headers(
+        service.addr(),
+        Duration::from_secs(2),
+        Duration::from_secs(45),
+    ));
+    let idle = hostile::idle_connections(
+        &service,
+        500,
+        Duration::from_secs(5),
+        Duration::from_secs(45),
+    )
+    .await;
+    println!("{idle:#?}");
+    assert_eq!(idle.opened, 500);
+    let (status, took) = idle.healthz_during.expect("healthz answered");
+    assert_eq!(status, 200);
+    assert!(took < Duration::from_secs(2), "{idle:#?}");
+    assert_eq!(idle.closed_by_service, 500, "{idle:#?}");
+    let after = idle.all_closed_after.expect("all closed");
+    assert!(
+        after >= Duration::from_secs(29) && after < Duration::from_secs(40),
+        "closed by the 30 s header timeout: {idle:#?}"
+    );
+    assert!(
+        idle.fds_after <= idle.fds_before + 2,
+        "connections freed: {idle:#?}"
+    );
+    let slow = slow_head.await.expect("slow head task");
+    println!("{slow:?}");
+    let closed = slow.closed_after.expect("the unfinished head was cut");
+    assert!(
+        closed >= Duration::from_secs(29) && closed < Duration::from_secs(40),
+        "{slow:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn thousands_of_idle_connections_stay_bounded() {
+    let _heavy = heavy().await;
+    let service = start(&ServiceOptions::default());
+    let idle = hostile::idle_connections(
+        &service,
+        3000,
+        Duration::from_secs(5),
+        Duration::from_secs(1),
+    )
+    .await;
+    println!("{idle:#?}");
+    assert_eq!(idle.opened, 3000);
+    let (status, took) = idle.healthz_during.expect("healthz answered");
+    assert_eq!(status, 200);
+    assert!(took < Duration::from_secs(2), "{idle:#?}");
+    // Each idle connection costs the service one descriptor and little
+    // memory; closing them gives both back.
+    assert!(idle.fds_during <= idle.fds_before + 3000 + 8, "{idle:#?}");
+    assert!(
+        idle.rss_during_kib < idle.rss_before_kib + 64 * 1024,
+        "{idle:#?}"
+    );
+    assert!(idle.fds_after <= idle.fds_before + 2, "{idle:#?}");
+}
+
+#[tokio::test]
+async fn huge_headers_are_refused_and_the_service_goes_on() {
+    let service = start(&ServiceOptions::default());
+    let one_huge = Request::get("/healthz").header("x-huge", &"a".repeat(1 << 20));
+    let answer = http::exchange(service.addr(), &one_huge, WAIT).await;
+    assert_eq!(answer.status(), Some(431), "{answer}");
+    let mut many = Request::get("/healthz");
+    for i in 0..500 {
+        many = many.header(&format!("x-h{i}"), "v");
+    }
+    let answer = http::exchange(service.addr(), &many, WAIT).await;
+    assert_eq!(answer.status(), Some(431), "{answer}");
+    let long_path = Request::get(&format!("/{}", "a".repeat(1 << 20)));
+    let answer = http::exchange(service.addr(), &long_path, WAIT).await;
+    assert!(
+        matches!(answer.status(), Some(414 | 431)),
+        "a 1 MiB path: {answer}"
+    );
+    let ok = http::exchange(service.addr(), &Request::get("/healthz"), WAIT).await;
+    assert_eq!(ok.status(), Some(200), "{ok}");
+}
+
+#[tokio::test]
+async fn http_1_0_is_answered_and_closed() {
+    let service = start(&ServiceOptions::default());
+    let mut conn = Connection::open(service.addr()).await.expect("connect");
+    conn.send(&Request::get("/healthz").http10().keep_alive().to_bytes())
+        .await
+        .expect("send");
+    let answer = conn.read_response().await.expect("answer");
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.text(), r#"{"status":"ok"}"#);
+    assert!(
+        conn.closed_within(Duration::from_secs(5)).await,
+        "HTTP/1.0 without keep-alive closes"
+    );
+    let call = invoke::call(service.token(), "stress.sleep", json!({"ms": 1})).http10();
+    let answer = http::exchange(service.addr(), &call, WAIT)
+        .await
+        .expect_answer("HTTP/1.0 invoke");
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.json()["output"], json!({"slept": 1}));
+}
+
+#[tokio::test]
+async fn pipelined_requests_are_answered_in_order() {
+    let service = start(&ServiceOptions::default());
+    let token = service.token();
+    let mut batch = Vec::new();
+    for ms in [30, 1, 10] {
+        batch.extend(
+            invoke::call(token, "stress.sleep", json!({"ms": ms}))
+                .keep_alive()
+                .to_bytes(),
+        );
+    }
+    batch.extend(Request::get("/healthz").to_bytes());
+    let mut conn = Connection::open(service.addr()).await.expect("connect");
+    conn.send(&batch).await.expect("send the batch");
+    for ms in [30, 1, 10] {
+        let answer = conn.read_response().await.expect("answer");
+        assert_eq!(answer.status, 200);
+        assert_eq!(answer.json()["output"], json!({"slept": ms}));
+    }
+    let last = conn.read_response().await.expect("healthz");
+    assert_eq!(last.text(), r#"{"status":"ok"}"#);
+}
+
+#[tokio::test]
+async fn expect_100_continue() {
+    let service = start(&ServiceOptions::default());
+    let body = invoke::tool_message("stress.sleep", json!({"ms": 1})).to_string();
+    // With a good token: 100 Continue, then the body, then the answer.
+    let head = Request::post("/v1/invoke")
+        .token(service.token())
+        .header("content-type", "application/json")
+        .header("expect", "100-continue")
+        .header("content-length", &body.len().to_string());
+    let mut conn = Connection::open(service.addr()).await.expect("connect");
+    conn.send(&head.head_bytes()).await.expect("head");
+    let interim = tokio::time::timeout(WAIT, conn.read_one())
+        .await
+        .expect("in time")
+        .expect("100");
+    assert_eq!(interim.status, 100);
+    conn.send(body.as_bytes()).await.expect("body");
+    let answer = conn.read_response().await.expect("answer");
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.json()["output"], json!({"slept": 1}));
+    // With a bad token, or a body over the limit: refused without asking
+    // for the body.
+    for (token, length, status) in [("wrong", body.len(), 401), (service.token(), 1 << 30, 413)] {
+        let head = Request::post("/v1/invoke")
+            .token(token)
+            .header("content-type", "application/json")
+            .header("expect", "100-continue")
+            .header("content-length", &length.to_string());
+        let mut conn = Connection::open(service.addr()).await.expect("connect");
+        conn.send(&head.head_bytes()).await.expect("head");
+        let first = tokio::time::timeout(WAIT, conn.read_one())
+            .await
+            .expect("in time")
+            .expect("answer");
+        assert_eq!(first.status, status, "no 100 Continue first");
+    }
+}
+
+#[tokio::test]
+async fn malformed_framing_is_400_and_runs_nothing() {
+    let service = start(&ServiceOptions::default());
+    let file = service.scratch().join("ran.txt");
+    let body = invoke::tool_message(
+        "stress.append",
+        json!({"path": file.to_string_lossy(), "id": "smuggled"}),
+    )
+    .to_string();
+    let head = |extra: &str| {
+        format!(
+            "POST /v1/invoke HTTP/1.1\r\nhost: x\r\nkindgi-pack-token: {}\r\ncontent-type: application/json\r\n{extra}\r\n",
+            service.token()
+        )
+    };
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        (
+            "content-length and chunked",
+            [
+                head(&format!(
+                    "content-length: {}\r\ntransfer-encoding: chunked\r\n",
+                    body.len()
+                ))
+                .as_bytes(),
+                format!("{:x}\r\n{body}\r\n0\r\n\r\n", body.len()).as_bytes(),
+            ]
+            .concat(),
+        ),
+        (
+            "two content-lengths",
+            [
+                head(&format!(
+                    "content-length: {}\r\ncontent-length: 5\r\n",
+                    body.len()
+                ))
+                .as_bytes(),
+                body.as_bytes(),
+            ]
+            .concat(),
+        ),
+        (
+            "a bad chunk size",
+            [
+                head("transfer-encoding: chunked\r\n").as_bytes(),
+                b"zz\r\n{}\r\n0\r\n\r\n",
+            ]
+            .concat(),
+        ),
+        (
+            "a negative content-length",
+            [head("content-length: -1\r\n").as_bytes(), body.as_bytes()].concat(),
+        ),
+        (
+            "not HTTP",
+            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03 hello\r\n\r\n".to_vec(),
+        ),
+    ];
+    for (what, bytes) in cases {
+        let answer = http::exchange_bytes(service.addr(), &bytes, WAIT).await;
+        if what == "content-length and chunked" {
+            // RFC 9112 §6.3: Transfer-Encoding overrides Content-Length;
+            // a server may refuse it or read it chunked, once.
+            assert!(
+                matches!(answer.status(), Some(200 | 400)),
+                "{what}: {answer}"
+            );
+            continue;
+        }
+        assert!(
+            matches!(answer.status(), Some(400) | None),
+            "{what}: {answer}"
+        );
+    }
+    let ran = std::fs::read_to_string(&file).unwrap_or_default();
+    assert!(
+        ran.lines().count() <= 1,
+        "only the Transfer-Encoding reading of one request may run: {ran:?}"
+    );
+    let ok = http::exchange(service.addr(), &Request::get("/healthz"), WAIT).await;
+    assert_eq!(ok.status(), Some(200), "{ok}");
+}

@@ -1,0 +1,13 @@
+//! The pack service and the dev runtime under load, faults and hostile
+//! input. One test binary (one link), one module per subject; tests that
+//! load the machine take [`heavy`] so that they run one at a time.
+
+mod common;
+mod drain;
+mod hostile_http;
+mod hostile_json;
+mod overload;
+mod panics;
+mod schemas;
+mod secrets;
+mod tool_files;

@@ -1,0 +1,354 @@
+//! Secrets under load and on every error path: none ever reaches stdout,
+//! stderr or an answer; the pack token is gone from the process
+//! environment, `/proc/<pid>/environ` included.
+
+use std::time::Duration;
+
+use kindgi_reliability::http::{self, Connection, Outcome, Request};
+use kindgi_reliability::secrets::Sentinels;
+use kindgi_reliability::{PackService, ServiceOptions, invoke, proc};
+use serde_json::{Value, json};
+
+use crate::common::{heavy, start};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Nothing listens on port 1: a store there fails to connect.
+const REFUSING_FILES_URL: &str = "http://127.0.0.1:1/v1/tool-files";
+
+/// An invoke of `tool` with `input` whose context carries every sentinel.
+fn call(service: &PackService, s: &Sentinels, tool: &str, input: Value) -> Request {
+    call_with_files(service, s, tool, input, REFUSING_FILES_URL)
+}
+
+/// As [`call`], with the files URL `files_url`.
+fn call_with_files(
+    service: &PackService,
+    s: &Sentinels,
+    tool: &str,
+    input: Value,
+    files_url: &str,
+) -> Request {
+    let message = json!({
+        "v": 2,
+        "kind": "invoke",
+        "tool": {"id": tool},
+        "input": input,
+        "ctx": s.ctx("run-secrets", files_url),
+    });
+    invoke::invoke(service.token(), &message)
+}
+
+/// Sends `request` with a `kindgi-timeout-ms`.
+fn with_timeout(request: Request, ms: u64) -> Request {
+    request.header("kindgi-timeout-ms", &ms.to_string())
+}
+
+/// Every kind of call that ends in an error, each with its own sentinels,
+/// and the code it must end with.
+fn error_calls(
+    service: &PackService,
+    tag: &str,
+    silent_url: &str,
+) -> Vec<(Sentinels, Request, &'static str)> {
+    let mut calls = Vec::new();
+    let mut add = |what: &str, build: &dyn Fn(&Sentinels) -> Request, code: &'static str| {
+        let s = Sentinels::new(&format!("{tag}-{what}"));
+        let request = build(&s);
+        calls.push((s, request, code));
+    };
+    add(
+        "throws",
+        &|s| call(service, s, "stress.throws", json!({})),
+        "handler-throw",
+    );
+    add(
+        "panics",
+        &|s| call(service, s, "stress.panics", json!({})),
+        "handler-throw",
+    );
+    add(
+        "blocking-panics",
+        &|s| call(service, s, "stress.blocking-panics", json!({})),
+        "handler-throw",
+    );
+    add(
+        "deadline",
+        &|s| with_timeout(call(service, s, "stress.sleep", json!({"ms": 10_000})), 100),
+        "deadline-exceeded",
+    );
+    add(
+        "invalid-input",
+        &|s| call(service, s, "stress.sleep", json!({"ms": "soon"})),
+        "input-validation-failed",
+    );
+    add(
+        "store-fails",
+        &|s| {
+            call(
+                service,
+                s,
+                "stress.store",
+                json!({"text": "hello", "name": "a.txt"}),
+            )
+        },
+        "handler-throw",
+    );
+    add(
+        "store-deadline",
+        &|s| {
+            // A files URL that accepts and never answers: the store runs
+            // into the call's deadline.
+            with_timeout(
+                call_with_files(
+                    service,
+                    s,
+                    "stress.store",
+                    json!({"text": "hello"}),
+                    silent_url,
+                ),
+                300,
+            )
+        },
+        "deadline-exceeded",
+    );
+    add(
+        "unknown-tool",
+        &|s| call(service, s, "stress.nope", json!({})),
+        "tool-not-in-pack",
+    );
+    add(
+        "bad-ctx-type",
+        &|s| {
+            let mut message = invoke::tool_message("stress.sleep", json!({"ms": 1}));
+            message["ctx"]["connections"] = json!([s.access_token, s.secret]);
+            message["ctx"]["secrets"] = json!({"API_KEY": s.secret});
+            invoke::invoke(service.token(), &message)
+        },
+        "malformed-message",
+    );
+    add(
+        "bad-files-grant",
+        &|s| {
+            let mut message = invoke::tool_message("stress.sleep", json!({"ms": 1}));
+            message["ctx"]["toolFiles"] = json!({"url": 5, "token": s.files_token});
+            message["ctx"]["waitToken"] = json!({"id": 1, "url": s.wait_url});
+            invoke::invoke(service.token(), &message)
+        },
+        "malformed-message",
+    );
+    add(
+        "bad-json",
+        &|s| {
+            Request::post("/v1/invoke")
+                .token(service.token())
+                .header("content-type", "application/json")
+                .body(format!(r#"{{"v":2,"secrets":"{}""#, s.secret).into_bytes())
+        },
+        "malformed-message",
+    );
+    add(
+        "check-panics",
+        &|s| {
+            let message = json!({
+                "v": 2, "kind": "check-invoke", "check": {"id": "stress.checks.panics"},
+                "config": {"key": s.secret}, "trace": {"output": s.access_token}
+            });
+            invoke::invoke(service.token(), &message)
+        },
+        "handler-throw",
+    );
+    calls
+}
+
+/// Every sentinel of `sets`, and the pack token, absent from `text`.
+fn assert_absent(sets: &[&Sentinels], token: &str, text: &str, where_: &str) {
+    for s in sets {
+        let found = s.found_in(text);
+        assert!(found.is_empty(), "{where_} shows {found:?}");
+    }
+    assert!(!text.contains(token), "{where_} shows the pack token");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn no_secret_reaches_logs_or_answers_under_load_and_errors() {
+    let _heavy = heavy().await;
+    // A files URL that never answers, for the store that meets its deadline.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let silent_url = format!(
+        "http://{}/v1/tool-files",
+        silent.local_addr().expect("addr")
+    );
+    let holder = tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = silent.accept().await {
+            held.push(stream);
+            if held.len() > 1000 {
+                break;
+            }
+        }
+    });
+    let service = start(&ServiceOptions::default().max_concurrency(64));
+    let mut all_sets = Vec::new();
+    let mut answers = String::new();
+    // Eight rounds of every error path, all at once.
+    let mut tasks = Vec::new();
+    for round in 0..8 {
+        for (s, request, code) in error_calls(&service, &format!("r{round}"), &silent_url) {
+            let addr = service.addr();
+            tasks.push(tokio::spawn(async move {
+                let outcome = http::exchange(addr, &request, WAIT).await;
+                (code, outcome)
+            }));
+            all_sets.push(s);
+        }
+    }
+    for task in tasks {
+        let (code, outcome) = task.await.expect("task");
+        let answer = outcome.expect_answer(code);
+        assert_eq!(answer.status, 200, "{code}: {}", answer.text());
+        if code == "deadline-exceeded" && answer.json()["toolId"] == "stress.store" {
+            // The store's own timeout and the call's deadline are the same
+            // instant: either may answer first (see docs/reliability.md).
+            assert!(
+                matches!(
+                    answer.json()["code"].as_str(),
+                    Some("deadline-exceeded" | "handler-throw")
+                ),
+                "{}",
+                answer.text()
+            );
+        } else {
+            assert_eq!(answer.json()["code"], code, "{}", answer.text());
+        }
+        answers.push_str(&format!("{:?}\n{}\n", answer.headers, answer.text()));
+    }
+    // Cancelled: the caller goes away mid-call.
+    for i in 0..8 {
+        let s = Sentinels::new(&format!("cancel-{i}"));
+        let request = call(&service, &s, "stress.sleep", json!({"ms": 10_000}));
+        let mut conn = Connection::open(service.addr()).await.expect("connect");
+        conn.send(&request.to_bytes()).await.expect("send");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        drop(conn);
+        all_sets.push(s);
+    }
+    // Refused: overloaded and draining, with a bad token, and too large.
+    // A wrong token that is itself a secret: refused, never echoed.
+    let s = Sentinels::new("unauthorized");
+    let message = json!({"v": 2, "kind": "invoke", "tool": {"id": "stress.sleep"},
+        "input": {"ms": 1}, "ctx": s.ctx("run-secrets", REFUSING_FILES_URL)});
+    let answer = http::exchange(service.addr(), &invoke::invoke(&s.secret, &message), WAIT)
+        .await
+        .expect_answer("401");
+    assert_eq!(answer.status, 401);
+    answers.push_str(&answer.text());
+    all_sets.push(s);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let records = service.records_of("call");
+    assert!(
+        records.iter().any(|r| r["outcome"] == "cancelled"),
+        "the cancelled calls were logged"
+    );
+    assert!(
+        service.records_of("panic").len() >= 8,
+        "the panics were logged"
+    );
+    let sets: Vec<&Sentinels> = all_sets.iter().collect();
+    assert_absent(&sets, service.token(), &answers, "an answer");
+    assert_absent(&sets, service.token(), &service.output(), "stdout/stderr");
+    holder.abort();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_carry_no_secret() {
+    let mut service = start(&ServiceOptions::default().max_concurrency(1));
+    let s = Sentinels::new("refused");
+    let hold = {
+        let request = call(&service, &s, "stress.sleep", json!({"ms": 1500}));
+        let addr = service.addr();
+        tokio::spawn(async move { http::exchange(addr, &request, WAIT).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let overloaded = http::exchange(
+        service.addr(),
+        &call(&service, &s, "stress.sleep", json!({"ms": 1})),
+        WAIT,
+    )
+    .await
+    .expect_answer("overloaded");
+    assert_eq!(overloaded.status, 503);
+    service.sigterm();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let draining = http::exchange(
+        service.addr(),
+        &call(&service, &s, "stress.sleep", json!({"ms": 1})),
+        WAIT,
+    )
+    .await;
+    let held = hold.await.expect("held call");
+    let status = tokio::task::block_in_place(|| service.wait_exit(Duration::from_secs(15)));
+    assert_eq!(status.and_then(|s| s.code()), Some(0));
+    let mut answers = format!("{overloaded:?}");
+    if let Outcome::Answered(r) = &draining {
+        assert_eq!(r.status, 503);
+        answers.push_str(&r.text());
+    }
+    answers.push_str(&held.expect_answer("held").text());
+    assert_absent(&[&s], service.token(), &answers, "an answer");
+    assert_absent(&[&s], service.token(), &service.output(), "stdout/stderr");
+}
+
+#[tokio::test]
+async fn the_pack_token_is_gone_from_the_environment_and_proc() {
+    // Padded: the service trims it, and must wipe the whole entry.
+    let token = format!("tok-{}", Sentinels::new("token").secret);
+    let dropped = Sentinels::new("dropped").secret;
+    let service = start(
+        &ServiceOptions::default()
+            .token(&format!(" {token}\n"))
+            .env("AWS_SECRET_ACCESS_KEY", &dropped)
+            .env("STRESS_DECLARED", "kept"),
+    );
+    let environ = proc::environ(service.pid()).expect("/proc/<pid>/environ");
+    assert!(
+        !proc::contains(&environ, token.as_bytes()),
+        "token in environ"
+    );
+    assert!(
+        !proc::contains(&environ, b"KINDGI_PACK_SERVICE_TOKEN"),
+        "token's name in environ"
+    );
+    assert!(
+        !proc::contains(&environ, dropped.as_bytes()),
+        "a dropped variable's value in environ"
+    );
+    assert!(proc::contains(&environ, b"STRESS_DECLARED=kept"));
+    let cmdline = proc::cmdline(service.pid()).expect("cmdline");
+    assert!(!proc::contains(&cmdline, token.as_bytes()));
+    for needle in [
+        token.as_str(),
+        "KINDGI_PACK_SERVICE_TOKEN",
+        dropped.as_str(),
+    ] {
+        let answer = http::exchange(
+            service.addr(),
+            &Request::post("/v1/invoke")
+                .token(&token)
+                .json(&invoke::tool_message(
+                    "stress.environ",
+                    json!({"needle": needle}),
+                )),
+            WAIT,
+        )
+        .await
+        .expect_answer("environ");
+        let output = &answer.json()["output"];
+        assert_eq!(output["inEnv"], false, "{needle}: {output}");
+        assert_eq!(output["inProcEnviron"], false, "{needle}: {output}");
+    }
+    assert!(!service.output().contains(&token));
+    assert!(!service.output().contains(&dropped));
+}
