@@ -307,7 +307,7 @@ fn context_for(
     };
     let files = match call.tool_files.take() {
         Some(grant) if tool.entry.stores_files || tool.entry.reads_files => Some(Files::new(
-            state.http.clone(),
+            state.http(),
             grant.url,
             grant.token,
             (tool.entry.stores_files, tool.entry.reads_files),

@@ -11,8 +11,8 @@ mod traceparent;
 
 use std::collections::{BTreeSet, HashMap};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use hyper::server::conn::http1;
@@ -189,7 +189,7 @@ fn boot(
         draining: AtomicBool::new(false),
         in_flight: Arc::new(InFlight::default()),
         logger: Arc::clone(logger),
-        http: reqwest::Client::new(),
+        http: OnceLock::new(),
     })
 }
 
@@ -244,7 +244,7 @@ pub(crate) fn in_memory_state(
         draining: AtomicBool::new(false),
         in_flight: Arc::new(InFlight::default()),
         logger,
-        http: reqwest::Client::new(),
+        http: OnceLock::new(),
     })
 }
 

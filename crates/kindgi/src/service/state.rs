@@ -2,8 +2,8 @@
 //! handlers, and the counters of its calls.
 
 use std::collections::HashMap;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use kindgi_protocol::{Info, InfoTool, PackIndex, ProtocolV2, ToolEntry};
@@ -42,7 +42,8 @@ pub(crate) struct ServiceState {
     pub(crate) draining: AtomicBool,
     pub(crate) in_flight: Arc<InFlight>,
     pub(crate) logger: Arc<Logger>,
-    pub(crate) http: reqwest::Client,
+    /// The tool-files client, built on first use: see [`ServiceState::http`].
+    pub(crate) http: OnceLock<reqwest::Client>,
     pub(crate) info_body: Bytes,
 }
 
@@ -54,6 +55,15 @@ impl ServiceState {
 
     pub(crate) fn is_draining(&self) -> bool {
         self.draining.load(Ordering::SeqCst)
+    }
+
+    /// The HTTP client of the tool-files API (protocol 2.10), built on the
+    /// first call that needs it: with the `https` feature, building one
+    /// loads the platform's root certificates (some 100 ms and 7 MB on a
+    /// small machine), which a process that never serves a files call
+    /// should not pay before it listens.
+    pub(crate) fn http(&self) -> reqwest::Client {
+        self.http.get_or_init(reqwest::Client::new).clone()
     }
 }
 
