@@ -70,9 +70,9 @@ struct Args {
     /// The Python pack's folder (`--module-root`).
     #[arg(long)]
     python_root: PathBuf,
-    /// The Python target's column header.
-    #[arg(long, default_value = "Python (kindgi 0.1.10)")]
-    python_label: String,
+    /// The Python package the Python targets run, for their names.
+    #[arg(long, default_value = "kindgi 0.1.10")]
+    python_package: String,
     /// A script that serves the Python pack with `TCP_NODELAY` on its
     /// connections: measured as a fourth target when given.
     #[arg(long)]
@@ -96,7 +96,7 @@ struct Args {
     #[arg(long, default_value_t = 20)]
     starts: usize,
     /// Worker threads of the load generator (1: a current-thread runtime).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 2)]
     loadgen_threads: usize,
     /// A line for the report's context (repeatable).
     #[arg(long)]
@@ -133,7 +133,7 @@ struct LoadArgs {
     #[arg(long, default_value = TOKEN)]
     token: String,
     /// Worker threads of the load generator (1: a current-thread runtime).
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 2)]
     loadgen_threads: usize,
 }
 
@@ -344,7 +344,7 @@ fn service_targets(args: &Args) -> Vec<Target> {
             bulk: Some(serve(&args.bulk_pack, &args.bulk_index)),
         },
         Target {
-            name: args.python_label.clone(),
+            name: format!("Python ({})", args.python_package),
             fixture: python_launch(args, &["-m", "kindgi.pack", "serve"]),
             bulk: None,
         },
@@ -352,7 +352,7 @@ fn service_targets(args: &Args) -> Vec<Target> {
     if let Some(script) = &args.python_nodelay {
         let script = script.display().to_string();
         targets.push(Target {
-            name: format!("{} + TCP_NODELAY", args.python_label),
+            name: format!("Python + TCP_NODELAY ({})", args.python_package),
             fixture: python_launch(args, &[script.as_str()]),
             bulk: None,
         });
