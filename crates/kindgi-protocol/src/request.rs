@@ -134,9 +134,8 @@ pub fn parse_request_value(value: Value) -> Result<Request, ParseError> {
     let Value::Object(mut message) = value else {
         return Err(malformed("Message must be a JSON object"));
     };
-    if message.get("v").and_then(Value::as_u64) != Some(2)
-        || message.get("v").is_some_and(Value::is_f64)
-    {
+    // JSON has one number type: `2.0` is the number 2, as JSON.parse reads it.
+    if message.get("v").and_then(Value::as_f64) != Some(2.0) {
         return Err(ParseError::new(
             ErrorCode::UnknownProtocolVersion,
             format!(
@@ -309,6 +308,11 @@ mod tests {
                 r#"{"v":2.5}"#,
                 UnknownProtocolVersion,
                 "Expected protocol v2, got 2.5",
+            ),
+            (
+                r#"{"v":2.0}"#,
+                UnexpectedMessageKind,
+                "Unknown request kind undefined",
             ),
             (
                 r#"{"v":2}"#,

@@ -23,6 +23,12 @@ use crate::refs::Refs;
 /// never descend into the instance).
 const MAX_CHAIN: usize = 64;
 
+/// How deep into an instance defaults are filled. A default can hold the
+/// schema that defaults it (`{"child": {"$ref": "#", "default": {}}}`):
+/// filling stops here instead of nesting forever. No parsed instance is
+/// deeper than serde_json's own limit of 128.
+const MAX_DEPTH: usize = 128;
+
 type NodeId = usize;
 
 #[derive(Debug, Default)]
@@ -85,25 +91,25 @@ impl Defaults {
     /// Fills `instance` in place.
     pub(crate) fn fill(&self, instance: &mut Value) {
         if let Some(root) = self.root {
-            self.fill_node(root, instance, 0);
+            self.fill_node(root, instance, 0, 0);
         }
     }
 
-    fn fill_node(&self, id: NodeId, value: &mut Value, chain: usize) {
-        if chain > MAX_CHAIN {
+    fn fill_node(&self, id: NodeId, value: &mut Value, chain: usize, depth: usize) {
+        if chain > MAX_CHAIN || depth > MAX_DEPTH {
             return;
         }
         let node = &self.nodes[id];
         for &other in &node.same_value {
-            self.fill_node(other, value, chain + 1);
+            self.fill_node(other, value, chain + 1, depth);
         }
         match value {
-            Value::Object(object) => self.fill_object(node, object),
+            Value::Object(object) => self.fill_object(node, object, depth),
             Value::Array(items) => {
                 for (index, item) in items.iter_mut().enumerate() {
                     let plan = node.prefix_items.get(index).copied().unwrap_or(node.items);
                     if let Some(plan) = plan {
-                        self.fill_node(plan, item, 0);
+                        self.fill_node(plan, item, 0, depth + 1);
                     }
                 }
             }
@@ -111,7 +117,7 @@ impl Defaults {
         }
     }
 
-    fn fill_object(&self, node: &Node, object: &mut Map<String, Value>) {
+    fn fill_object(&self, node: &Node, object: &mut Map<String, Value>, depth: usize) {
         for property in &node.properties {
             if let Some(default) = &property.default
                 && !object.contains_key(&property.name)
@@ -122,19 +128,19 @@ impl Defaults {
         if let Some(additional) = node.additional {
             for (name, value) in object.iter_mut() {
                 if !node.declared.iter().any(|d| d == name) {
-                    self.fill_node(additional, value, 0);
+                    self.fill_node(additional, value, 0, depth + 1);
                 }
             }
         }
         for property in &node.properties {
             if let (Some(plan), Some(value)) = (property.schema, object.get_mut(&property.name)) {
-                self.fill_node(plan, value, 0);
+                self.fill_node(plan, value, 0, depth + 1);
             }
         }
         for (trigger, plan) in &node.dependent {
             if object.contains_key(trigger) {
                 let mut value = Value::Object(std::mem::take(object));
-                self.fill_node(*plan, &mut value, 1);
+                self.fill_node(*plan, &mut value, 1, depth);
                 if let Value::Object(filled) = value {
                     *object = filled;
                 }

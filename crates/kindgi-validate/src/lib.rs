@@ -43,4 +43,4 @@ mod validator;
 
 pub use error::SchemaError;
 pub use kindgi_protocol::Issue;
-pub use validator::Validator;
+pub use validator::{MAX_ISSUES, Validator};

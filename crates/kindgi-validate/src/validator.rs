@@ -4,6 +4,9 @@ use jsonschema::Draft;
 use kindgi_protocol::Issue;
 use serde_json::Value;
 
+/// The most issues [`Validator::validate`] reports for one instance.
+pub const MAX_ISSUES: usize = 100;
+
 use crate::defaults::Defaults;
 use crate::error::SchemaError;
 use crate::formats;
@@ -100,16 +103,20 @@ impl Validator {
     ///
     /// # Errors
     ///
-    /// The issues, never empty, when `instance` is not valid.
+    /// The issues, never empty, when `instance` is not valid: at most
+    /// [`MAX_ISSUES`], the first ones found.
     pub fn validate(&self, instance: &Value) -> Result<(), Vec<Issue>> {
         if self.compiled.is_valid(instance) {
             return Ok(());
         }
         let mut collector = Collector::new(&self.schema, &self.refs, instance);
-        for error in self.compiled.iter_errors(instance) {
+        // Bounded: a list of a million wrong items must not become a
+        // million issues (and a gigabyte answer).
+        for error in self.compiled.iter_errors(instance).take(MAX_ISSUES) {
             collector.add(&error, None);
         }
-        let issues = collector.finish();
+        let mut issues = collector.finish();
+        issues.truncate(MAX_ISSUES);
         if issues.is_empty() {
             Ok(())
         } else {

@@ -177,3 +177,21 @@ fn filled_instance_validates() {
     validator.fill_defaults(&mut input);
     assert_eq!(validator.validate(&input), Ok(()));
 }
+
+#[test]
+fn a_default_that_holds_its_own_schema_stops_filling() {
+    let validator = kindgi_validate::Validator::new(&serde_json::json!({
+        "type": "object",
+        "properties": {"child": {"$ref": "#", "default": {}}}
+    }))
+    .expect("compiles");
+    let mut instance = serde_json::json!({});
+    validator.fill_defaults(&mut instance);
+    let mut depth = 0;
+    let mut cursor = &instance;
+    while let Some(child) = cursor.get("child") {
+        depth += 1;
+        cursor = child;
+    }
+    assert!((100..=200).contains(&depth), "filled {depth} levels");
+}

@@ -733,3 +733,16 @@ fn validator_is_shareable() {
     let validator = Validator::new(&message_schema()).expect("compiles");
     assert_eq!(validator.schema(), &message_schema());
 }
+
+#[test]
+fn issues_are_bounded() {
+    let validator = kindgi_validate::Validator::new(&serde_json::json!({
+        "type": "array",
+        "items": {"type": "string"}
+    }))
+    .expect("compiles");
+    let instance = serde_json::Value::Array(vec![serde_json::json!(1); 10_000]);
+    let issues = validator.validate(&instance).expect_err("invalid");
+    assert_eq!(issues.len(), kindgi_validate::MAX_ISSUES);
+    assert_eq!(issues[0].instance_path, "/0");
+}

@@ -28,6 +28,9 @@ pub fn encode_component(text: &str) -> String {
     utf8_percent_encode(text, COMPONENT).to_string()
 }
 
+/// How long a files request may outlive the call's deadline.
+const DEADLINE_MARGIN: Duration = Duration::from_millis(100);
+
 /// How many times a busy (503) or rate-limited (429) answer is retried.
 const MAX_RETRIES: u32 = 5;
 
@@ -215,13 +218,19 @@ impl Files {
                 .deadline
                 .checked_duration_since(Instant::now())
                 .ok_or(FilesError::Deadline)?;
-            let response = request().timeout(remaining).send().await.map_err(|e| {
-                if e.is_timeout() {
-                    FilesError::Deadline
-                } else {
-                    FilesError::transport(e)
-                }
-            })?;
+            // A margin past the deadline: when time runs out, the call's own
+            // `deadline-exceeded` answers first, not this request's error.
+            let response = request()
+                .timeout(remaining + DEADLINE_MARGIN)
+                .send()
+                .await
+                .map_err(|e| {
+                    if e.is_timeout() {
+                        FilesError::Deadline
+                    } else {
+                        FilesError::transport(e)
+                    }
+                })?;
             let status = response.status().as_u16();
             if status == 200 {
                 return Ok(response);

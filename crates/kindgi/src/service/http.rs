@@ -91,16 +91,24 @@ pub(crate) async fn answer_guarded(
     request: Request<Incoming>,
 ) -> Result<HttpResponse, Infallible> {
     use futures::FutureExt as _;
-    match std::panic::AssertUnwindSafe(handle(state, request))
+    let draining = Arc::clone(&state);
+    let mut response = match std::panic::AssertUnwindSafe(handle(state, request))
         .catch_unwind()
         .await
     {
-        Ok(response) => response,
-        Err(_) => Ok(error(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "The pack service failed",
-        )),
+        Ok(Ok(response)) => response,
+        Ok(Err(never)) => match never {},
+        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "The pack service failed"),
+    };
+    // While draining, every answer closes its connection, so that a client
+    // never sends its next request on a connection about to be closed.
+    if draining.is_draining() {
+        response.headers_mut().insert(
+            http::header::CONNECTION,
+            http::HeaderValue::from_static("close"),
+        );
     }
+    Ok(response)
 }
 
 /// Answers one request.
@@ -159,10 +167,16 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
     if let Some(refused) = not_serving(&state) {
         return refused;
     }
+    // Counted in flight, then checked again: a drain that began after the
+    // first check either sees this call in flight or refuses it here, so it
+    // never ends with this call running.
+    let _in_flight = state.in_flight.enter();
+    if state.is_draining() {
+        return unavailable(serde_json::json!({"error": "draining"}));
+    }
     let Ok(permit) = Arc::clone(&state.capacity).try_acquire_owned() else {
         return unavailable(serde_json::json!({"error": "overloaded"}));
     };
-    let _in_flight = state.in_flight.enter();
     if !header(headers, CONTENT_TYPE.as_str()).is_some_and(|t| t.contains("application/json")) {
         return error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
