@@ -23,7 +23,7 @@ use kindgi_protocol::PackIndex;
 use kindgi_validate::Validator;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpSocket};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use self::config::{ProcessEnv, ServiceConfig, parse_config};
@@ -321,7 +321,7 @@ fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
 
 async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
     let host = config.host.clone().unwrap_or_else(|| "0.0.0.0".to_owned());
-    let listener = match TcpListener::bind((host.as_str(), config.port)).await {
+    let listener = match bind(&host, config.port).await {
         Ok(listener) => listener,
         Err(e) => {
             state.logger.log(
@@ -386,6 +386,35 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
         .logger
         .log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
     ExitCode::SUCCESS
+}
+
+/// Listens on `host:port` with a listen backlog as deep as the connection
+/// cap, so a burst of new connections waits in the kernel rather than for
+/// a SYN retransmit.
+async fn bind(host: &str, port: u16) -> std::io::Result<TcpListener> {
+    let mut last_error = None;
+    for address in tokio::net::lookup_host((host, port)).await? {
+        let socket = if address.is_ipv4() {
+            TcpSocket::new_v4()
+        } else {
+            TcpSocket::new_v6()
+        };
+        let listening = socket.and_then(|socket| {
+            socket.set_reuseaddr(true)?;
+            socket.bind(address)?;
+            socket.listen(MAX_CONNECTIONS as u32)
+        });
+        match listening {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last_error = Some(e),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::AddrNotAvailable,
+            "no address to listen on",
+        )
+    }))
 }
 
 /// Accepts a connection once there is room for one; `None` after a failed
