@@ -248,8 +248,10 @@ async fn a_503_that_outlasts_the_deadline_did_not_run() {
         "{err:?}"
     );
     assert!(err.did_not_run());
+    // Gave up without waiting out the 5 s Retry-After (a generous bound:
+    // the machine may be busy).
     assert!(
-        started.elapsed() < Duration::from_millis(400),
+        started.elapsed() < Duration::from_secs(3),
         "gave up at once: {:?}",
         started.elapsed()
     );
