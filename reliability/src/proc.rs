@@ -131,3 +131,23 @@ pub fn watch_exit(
         None
     })
 }
+
+/// The soft limit of open files of this process (`Max open files` in
+/// `/proc/self/limits`); a child inherits it.
+pub fn open_files_limit() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|n| n.parse().ok())
+}
+
+/// How many connections a test may hold open at once: up to `want`, and
+/// no more than a quarter of what the open-files limit leaves once
+/// 300 descriptors are kept back (tests run side by side).
+pub fn connections_budget(want: usize) -> usize {
+    let limit = open_files_limit().unwrap_or(1024);
+    let spare = usize::try_from(limit.saturating_sub(300)).unwrap_or(usize::MAX) / 4;
+    want.min(spare.max(50))
+}

@@ -16,6 +16,9 @@ pub struct Sentinels {
     pub files_token: String,
     /// `ctx.waitToken.url`.
     pub wait_url: String,
+    /// A value in `ctx.env` (not a secret by the protocol, but never
+    /// logged either).
+    pub env_value: String,
 }
 
 impl Sentinels {
@@ -28,6 +31,7 @@ impl Sentinels {
             access_token: make("access"),
             files_token: format!("kgi_tf_{}", make("files")),
             wait_url: format!("http://127.0.0.1:9/v1/waits/kgi_wl_{}", make("wait")),
+            env_value: make("env"),
         }
     }
 
@@ -39,6 +43,7 @@ impl Sentinels {
             &self.access_token,
             &self.files_token,
             &self.wait_url,
+            &self.env_value,
         ]
     }
 
@@ -49,6 +54,7 @@ impl Sentinels {
             "tenantId": "t1",
             "runId": run,
             "idempotencyKey": "00000000-0000-5000-8000-000000000001",
+            "env": {"STRESS_DECLARED": self.env_value},
             "secrets": {"API_KEY": self.secret, "nested": {"deep": [self.nested_secret]}},
             "connections": {"crm": {
                 "connectionId": "conn-1",
