@@ -86,11 +86,14 @@ struct Args {
     /// Where to write the report (it is printed either way).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Measured seconds per scenario (at least).
-    #[arg(long, default_value_t = 4.0)]
+    /// Rounds per scenario: the targets take turns in each.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Measured seconds of a round (at least).
+    #[arg(long, default_value_t = 1.5)]
     seconds: f64,
-    /// Warm-up seconds per scenario.
-    #[arg(long, default_value_t = 1.0)]
+    /// Warm-up seconds of a round.
+    #[arg(long, default_value_t = 0.5)]
     warmup: f64,
     /// Starts per target for start → listening.
     #[arg(long, default_value_t = 20)]
@@ -217,27 +220,28 @@ fn check_answer(
     Ok((headers, body))
 }
 
-/// Runs one scenario's load against a running service.
+/// Runs one round of a scenario's load against a running service.
 fn measure(
     rt: &tokio::runtime::Runtime,
     service: &Service,
     scenario: &Scenario,
-    expect: Bytes,
+    expect: &Bytes,
     args: &Args,
 ) -> Result<ScenarioResult> {
-    let (duration, min_requests, limit) = if scenario.bulk {
-        (args.seconds, 5, 30.0)
+    // A slow target still gets a few samples; nothing runs unbounded.
+    let (min_requests, limit) = if scenario.bulk {
+        (2, 30.0)
     } else {
-        (args.seconds, 200, 20.0)
+        (100, 20.0)
     };
     let load = Load {
         addr: service.addr,
         token: TOKEN.to_owned(),
         body: scenario.body.clone(),
-        expect,
+        expect: expect.clone(),
         concurrency: scenario.concurrency,
         warmup: Duration::from_secs_f64(args.warmup),
-        duration: Duration::from_secs_f64(duration),
+        duration: Duration::from_secs_f64(args.seconds),
         min_requests,
         limit: Duration::from_secs_f64(limit),
     };
@@ -246,42 +250,41 @@ fn measure(
     let self_before = service::cpu_time("/proc/self/stat");
     let began = Instant::now();
     let outcome = rt.block_on(load::run(load))?;
-    let wall = began.elapsed().as_secs_f64();
+    let wall = began.elapsed();
     let self_after = service::cpu_time("/proc/self/stat");
     let server_after = service.cpu_time();
-    let rss_peak_kib = sampler.finish();
-    let server_cpu = server_before
-        .zip(server_after)
-        .map(|(before, after)| after.saturating_sub(before));
-    let loadgen_cpu = self_before
-        .zip(self_after)
-        .map(|(before, after)| after.saturating_sub(before));
+    let spent = |before: Option<Duration>, after: Option<Duration>| {
+        before
+            .zip(after)
+            .map(|(before, after)| after.saturating_sub(before))
+    };
     Ok(ScenarioResult {
         name: scenario.name,
         body_bytes: scenario.body.len(),
         bulk: scenario.bulk,
-        server_cpu_per_call: server_cpu
-            .filter(|_| outcome.sent > 0)
-            .map(|cpu| cpu / u32::try_from(outcome.sent).unwrap_or(u32::MAX)),
-        server_cores: server_cpu.map(|cpu| cpu.as_secs_f64() / wall),
-        loadgen_cores: loadgen_cpu.map(|cpu| cpu.as_secs_f64() / wall),
+        rounds: vec![outcome.throughput()],
         outcome,
-        rss_peak_kib,
+        rss_peak_kib: sampler.finish(),
+        server_cpu: spent(server_before, server_after),
+        loadgen_cpu: spent(self_before, self_after),
+        wall,
     })
 }
 
 fn progress(target: &str, result: &ScenarioResult) {
     let o = &result.outcome;
+    let rounds: Vec<String> = result.rounds.iter().map(|r| format!("{r:.0}")).collect();
     let mb = if result.bulk {
         format!(" {:.0} MB/s", result.mb_per_s())
     } else {
         String::new()
     };
     eprintln!(
-        "  {:<16} {:<26} {:>9.0} calls/s{mb}  p50 {:.3} ms  p99 {:.3} ms  errors {}  ({} calls)",
+        "  {:<16} {:<38} {:>9.0} calls/s{mb} (rounds {})  p50 {:.3} ms  p99 {:.3} ms  errors {}  ({} calls)",
         result.name,
         target,
-        o.throughput(),
+        result.throughput(),
+        rounds.join(" "),
         o.quantile_ms(0.5),
         o.quantile_ms(0.99),
         o.errors,
@@ -437,19 +440,19 @@ fn run(args: &Args) -> Result<String> {
     }
     let mut results: Vec<Vec<ScenarioResult>> = vec![Vec::new(); names.len()];
 
-    // 3. Each scenario on each target in turn, so a change in the
-    //    machine's load hits them alike. Ours goes first: the ceiling
-    //    repeats our answer.
+    // 3. Each scenario on each target, in rounds: the targets take turns
+    //    within every round, so a burst of other work on the machine hits
+    //    them alike, and the median round speaks for each. Ours answers
+    //    first: the ceiling repeats our exact answer.
     for (n, scenario) in scenarios.iter().enumerate() {
         eprintln!("{}", scenario.name);
+        let mut services: Vec<(&str, &Service, Bytes)> = Vec::new();
         let mut ours_answer = None;
-        for (i, (target, service)) in targets.iter().zip(&running).enumerate() {
+        for (target, service) in targets.iter().zip(&running) {
             let service = service.for_pack(scenario.pack);
             let (headers, bytes) = check_answer(&rt, service, scenario, &target.name)?;
-            let result = measure(&rt, service, scenario, bytes.clone(), args)?;
-            progress(&target.name, &result);
-            results[i].push(result);
-            ours_answer.get_or_insert((headers, bytes));
+            ours_answer.get_or_insert((headers, bytes.clone()));
+            services.push((&target.name, service, bytes));
         }
         let (headers, ours_bytes) = ours_answer.context("no pack service target")?;
         let answer = args.work.join(format!("answer-{n}.json"));
@@ -462,9 +465,22 @@ fn run(args: &Args) -> Result<String> {
         if bare_bytes != ours_bytes {
             bail!("bare hyper answered other bytes than ours");
         }
-        let result = measure(&rt, &bare, scenario, bare_bytes, args)?;
-        progress(CEILING, &result);
-        results[names.len() - 1].push(result);
+        services.push((CEILING, &bare, bare_bytes));
+        let mut pooled: Vec<Option<ScenarioResult>> = vec![None; services.len()];
+        for _ in 0..args.rounds.max(1) {
+            for ((_, service, expect), pooled) in services.iter().zip(&mut pooled) {
+                let round = measure(&rt, service, scenario, expect, args)?;
+                match pooled {
+                    Some(result) => result.absorb(round),
+                    None => *pooled = Some(round),
+                }
+            }
+        }
+        for (((name, _, _), result), all) in services.iter().zip(pooled).zip(&mut results) {
+            let result = result.context("no round measured")?;
+            progress(name, &result);
+            all.push(result);
+        }
     }
     drop(running);
 
@@ -491,8 +507,11 @@ fn run(args: &Args) -> Result<String> {
             loadavg()
         ),
         format!(
-            "Load generator: hyper client, keep-alive HTTP/1.1, {} thread(s), on 127.0.0.1; per scenario {:.0} s warm-up, then at least {:.0} s measured (bulk: at least 5 calls, at most 30 s)",
-            args.loadgen_threads, args.warmup, args.seconds
+            "Load generator: hyper client, keep-alive HTTP/1.1, {} thread(s), on 127.0.0.1; per scenario {} rounds, the targets taking turns in each; a round is {} s of warm-up, then at least {} s measured (at least 100 calls, bulk 2, at most 20 s, bulk 30 s); calls/s is the median round, latencies pool every round",
+            args.loadgen_threads,
+            args.rounds.max(1),
+            args.warmup,
+            args.seconds
         ),
         format!("Measuring took {:.0} s", wall.elapsed().as_secs_f64()),
     ];

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use crate::load::Outcome;
 
-/// One scenario's measurements on one target.
+/// One scenario's measurements on one target, over one or more rounds.
 #[derive(Debug, Clone)]
 pub(crate) struct ScenarioResult {
     /// The scenario's name.
@@ -15,22 +15,68 @@ pub(crate) struct ScenarioResult {
     pub(crate) body_bytes: usize,
     /// Whether throughput is also reported in MB/s.
     pub(crate) bulk: bool,
-    /// What the load measured.
+    /// Every round's load, pooled: counts summed, latencies merged.
     pub(crate) outcome: Outcome,
-    /// The target's highest `VmRSS` during the load, in KiB.
+    /// Each round's calls per second.
+    pub(crate) rounds: Vec<f64>,
+    /// The target's highest `VmRSS` during the loads, in KiB.
     pub(crate) rss_peak_kib: u64,
-    /// The target's CPU time per request sent (warm-up included).
-    pub(crate) server_cpu_per_call: Option<Duration>,
-    /// The target's CPU time over the load's wall time (1.0 = one core).
-    pub(crate) server_cores: Option<f64>,
-    /// The load generator's CPU time over the load's wall time.
-    pub(crate) loadgen_cores: Option<f64>,
+    /// The target's CPU time over the loads (user + system, every thread).
+    pub(crate) server_cpu: Option<Duration>,
+    /// The load generator's CPU time over the loads.
+    pub(crate) loadgen_cpu: Option<Duration>,
+    /// The loads' wall time, warm-ups included.
+    pub(crate) wall: Duration,
 }
 
 impl ScenarioResult {
+    /// Calls per second: the median of the rounds, so that a burst of
+    /// other work on the machine during one round moves it little.
+    pub(crate) fn throughput(&self) -> f64 {
+        if self.rounds.is_empty() {
+            self.outcome.throughput()
+        } else {
+            median(&self.rounds)
+        }
+    }
+
     /// Request body megabytes (10^6 bytes) per second.
     pub(crate) fn mb_per_s(&self) -> f64 {
-        self.outcome.throughput() * self.body_bytes as f64 / 1e6
+        self.throughput() * self.body_bytes as f64 / 1e6
+    }
+
+    /// The target's CPU time per call sent (warm-ups included).
+    pub(crate) fn server_cpu_per_call(&self) -> Option<Duration> {
+        let calls = u32::try_from(self.outcome.sent).ok().filter(|&n| n > 0)?;
+        self.server_cpu.map(|cpu| cpu / calls)
+    }
+
+    /// Cores the target kept busy (1.0 = one).
+    pub(crate) fn server_cores(&self) -> Option<f64> {
+        self.server_cpu
+            .map(|cpu| cpu.as_secs_f64() / self.wall.as_secs_f64())
+    }
+
+    /// Cores the load generator kept busy.
+    pub(crate) fn loadgen_cores(&self) -> Option<f64> {
+        self.loadgen_cpu
+            .map(|cpu| cpu.as_secs_f64() / self.wall.as_secs_f64())
+    }
+
+    /// Adds another round of the same scenario on the same target.
+    pub(crate) fn absorb(&mut self, other: ScenarioResult) {
+        let sum = |a: Option<Duration>, b: Option<Duration>| a.zip(b).map(|(a, b)| a + b);
+        self.outcome.ok += other.outcome.ok;
+        self.outcome.errors += other.outcome.errors;
+        self.outcome.sent += other.outcome.sent;
+        self.outcome.elapsed += other.outcome.elapsed;
+        self.outcome.latencies_us.extend(other.outcome.latencies_us);
+        self.outcome.latencies_us.sort_unstable();
+        self.rounds.extend(other.rounds);
+        self.rss_peak_kib = self.rss_peak_kib.max(other.rss_peak_kib);
+        self.server_cpu = sum(self.server_cpu, other.server_cpu);
+        self.loadgen_cpu = sum(self.loadgen_cpu, other.loadgen_cpu);
+        self.wall += other.wall;
     }
 }
 
@@ -154,7 +200,7 @@ fn rows(targets: &[TargetResult]) -> Vec<Row> {
         }
         rows.push(Row {
             metric: format!("{name}: calls/s"),
-            values: each(&|t| get(t, &|s| s.outcome.throughput())),
+            values: each(&|t| get(t, &ScenarioResult::throughput)),
             show: num,
         });
         rows.push(Row {
@@ -176,7 +222,7 @@ fn rows(targets: &[TargetResult]) -> Vec<Row> {
             metric: format!("{name}: CPU µs per call"),
             values: each(&|t| {
                 get(t, &|s| {
-                    s.server_cpu_per_call
+                    s.server_cpu_per_call()
                         .map_or(f64::NAN, |d| d.as_secs_f64() * 1e6)
                 })
             }),
@@ -216,7 +262,7 @@ fn goals(ours: &TargetResult, pythons: &[TargetResult], ceiling: &TargetResult) 
     let at = |t: &TargetResult, name: &str, f: &dyn Fn(&ScenarioResult) -> f64| {
         t.scenario(name).map_or(f64::NAN, f)
     };
-    let echo64 = |t: &TargetResult| at(t, "echo c=64", &|s| s.outcome.throughput());
+    let echo64 = |t: &TargetResult| at(t, "echo c=64", &ScenarioResult::throughput);
     let mut goals: Vec<Goal> = pythons
         .iter()
         .enumerate()
@@ -352,7 +398,7 @@ pub(crate) fn markdown(title: &str, context: &[String], targets: &[TargetResult]
                 || "–".to_owned(),
                 |s| {
                     let cores = |c: Option<f64>| c.map_or("–".to_owned(), |c| format!("{c:.2}"));
-                    format!("{} / {}", cores(s.server_cores), cores(s.loadgen_cores))
+                    format!("{} / {}", cores(s.server_cores()), cores(s.loadgen_cores()))
                 },
             );
             let _ = write!(line, " {cell} |");
@@ -385,14 +431,16 @@ mod tests {
             bulk,
             outcome: Outcome {
                 ok: calls_per_s,
+                sent: calls_per_s,
                 elapsed: Duration::from_secs(1),
                 latencies_us: vec![1000, 2000],
                 ..Outcome::default()
             },
+            rounds: vec![calls_per_s as f64],
             rss_peak_kib: 10_000,
-            server_cpu_per_call: Some(Duration::from_micros(20)),
-            server_cores: Some(1.0),
-            loadgen_cores: Some(0.5),
+            server_cpu: Some(Duration::from_millis(500)),
+            loadgen_cpu: Some(Duration::from_millis(250)),
+            wall: Duration::from_millis(500),
         };
         TargetResult {
             name: name.to_owned(),
@@ -424,6 +472,39 @@ mod tests {
         ));
         assert!(md.contains("| echo c=64 throughput ≥ 70 % of bare hyper | 80 % | yes |"));
         assert!(md.contains("| bulk 1 MiB c=1: MB/s validated | 40,000 |"));
+    }
+
+    #[test]
+    fn rounds_pool_counts_and_take_the_median_rate() {
+        let round = |rate: f64, latency: u32| ScenarioResult {
+            name: "echo c=1",
+            body_bytes: 10,
+            bulk: false,
+            outcome: Outcome {
+                ok: 100,
+                sent: 110,
+                elapsed: Duration::from_secs(1),
+                latencies_us: vec![latency],
+                ..Outcome::default()
+            },
+            rounds: vec![rate],
+            rss_peak_kib: latency.into(),
+            server_cpu: Some(Duration::from_millis(11)),
+            loadgen_cpu: Some(Duration::from_millis(5)),
+            wall: Duration::from_secs(1),
+        };
+        let mut pooled = round(100.0, 3);
+        pooled.absorb(round(900.0, 1));
+        pooled.absorb(round(200.0, 2));
+        assert_eq!(pooled.throughput(), 200.0);
+        assert_eq!(pooled.outcome.latencies_us, [1, 2, 3]);
+        assert_eq!(pooled.outcome.sent, 330);
+        assert_eq!(pooled.rss_peak_kib, 3);
+        assert_eq!(
+            pooled.server_cpu_per_call(),
+            Some(Duration::from_micros(100))
+        );
+        assert_eq!(pooled.loadgen_cores(), Some(0.005));
     }
 
     #[test]
