@@ -60,7 +60,6 @@ async fn sigterm_under_load_with_keep_alive_connections() {
 /// without an answer on a connection it made — every call is answered, or
 /// its connection refused (which a runtime knows never ran).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "service bug F1 b/c: calls arriving as the drain ends are reset after they were sent; patch in docs/reliability.md"]
 async fn every_call_is_answered_or_its_connection_refused() {
     let _heavy = heavy().await;
     for keep_alive in [false, true] {
@@ -111,7 +110,6 @@ async fn a_rolling_restart_through_the_pack_client_doubles_nothing() {
 /// The strict form: through a rolling restart every call is answered —
 /// none is left "may have run" for the runtime to give up on.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
-#[ignore = "service bug F1 b/c: calls reset as the drain ends are given up by the pack client as may-have-run; patch in docs/reliability.md"]
 async fn a_rolling_restart_through_the_pack_client_loses_no_call() {
     let _heavy = heavy().await;
     let plan = RollingPlan {

@@ -35,6 +35,9 @@ use crate::log::{Level, Logger, Record};
 const DRAIN_WINDOW: Duration = Duration::from_secs(8);
 /// How long a client may take to send its request's headers.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long, after the drain, connections taken while draining get to read
+/// their request and answer it before idle ones are closed.
+const SETTLE_WINDOW: Duration = Duration::from_millis(250);
 /// How long, after the drain, connections get to write their last answers.
 const CLOSE_WINDOW: Duration = Duration::from_secs(1);
 /// The most connections served at once; past it, new connections wait in
@@ -379,6 +382,15 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
             }
         }
     }
+    take_backlog(listener, &limit, &state, &connections);
+    // Connections taken while draining close after their one answer: give
+    // them a moment to read their request and answer it, so that none is
+    // closed with its request unread. (All permits back = every connection
+    // closed.)
+    if let Ok(all) = u32::try_from(MAX_CONNECTIONS) {
+        let settled = Arc::clone(&limit).acquire_many_owned(all);
+        let _ = tokio::time::timeout(SETTLE_WINDOW, settled).await;
+    }
     // Every answer is written before the process goes: connections finish
     // the request they are on, idle ones close.
     let _ = tokio::time::timeout(CLOSE_WINDOW, connections.shutdown()).await;
@@ -386,6 +398,37 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
         .logger
         .log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
     ExitCode::SUCCESS
+}
+
+/// After the drain: serves the connections already waiting in the backlog
+/// (they get 503 `draining` and close), then stops listening, so that a
+/// connection made after this is refused — which a client knows never ran —
+/// instead of being reset after it sent its request. The listener leaves the
+/// reactor first, so that every accept asks the kernel rather than trusting
+/// a readiness the reactor may not have seen yet.
+fn take_backlog(
+    listener: TcpListener,
+    limit: &Arc<Semaphore>,
+    state: &Arc<ServiceState>,
+    connections: &GracefulShutdown,
+) {
+    let Ok(listener) = listener.into_std() else {
+        return;
+    };
+    // Non-blocking (as tokio left it): an empty backlog ends the loop.
+    for _ in 0..MAX_CONNECTIONS {
+        let Ok((stream, _)) = listener.accept() else {
+            break;
+        };
+        let stream = stream
+            .set_nonblocking(true)
+            .and_then(|()| tokio::net::TcpStream::from_std(stream));
+        let (Ok(stream), Ok(permit)) = (stream, Arc::clone(limit).try_acquire_owned()) else {
+            break;
+        };
+        serve_connection(stream, permit, state, connections);
+    }
+    // The listener closes here.
 }
 
 /// Listens on `host:port` with a listen backlog as deep as the connection
