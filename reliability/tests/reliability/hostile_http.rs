@@ -80,6 +80,53 @@ async fn a_trickling_body_does_not_stop_other_calls() {
     trickler.abort();
 }
 
+/// F6: a call slot is taken once the body is in, not while it trickles:
+/// with a cap of one, calls beside a slow body are answered (they were
+/// 503 `overloaded` for as long as the body took), and the slow call is
+/// answered too once its body is complete.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_trickling_body_holds_no_call_slot() {
+    let service = start(&ServiceOptions::default().max_concurrency(1));
+    let slow = invoke::call(service.token(), "stress.sleep", json!({"ms": 1}));
+    let head = slow.head_bytes();
+    let whole = slow.to_bytes();
+    let body = whole[head.len()..].to_vec();
+    let mut conn = Connection::open(service.addr()).await.expect("connect");
+    conn.send(&head).await.expect("head");
+    // About 3 s for the whole body: a few bytes every 100 ms.
+    let piece = body.len().div_ceil(30);
+    let trickler = tokio::spawn(async move {
+        for bytes in body.chunks(piece) {
+            conn.send(bytes).await.expect("a piece of the body");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::timeout(WAIT, conn.read_response())
+            .await
+            .expect("answered in time")
+            .expect("an answer")
+    });
+    // Let the service read the head and start waiting for the body.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for _ in 0..5 {
+        let answer = http::exchange(
+            service.addr(),
+            &invoke::call(service.token(), "stress.sleep", json!({"ms": 1})),
+            Duration::from_secs(5),
+        )
+        .await
+        .expect_answer("a call beside the slow body");
+        assert_eq!(answer.status, 200, "{}", answer.text());
+        assert_eq!(answer.json()["output"], json!({"slept": 1}));
+    }
+    assert!(
+        !trickler.is_finished(),
+        "the calls were made while the body was still coming"
+    );
+    let answer = trickler.await.expect("trickler task");
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.json()["output"], json!({"slept": 1}));
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn unfinished_heads_and_idle_connections_are_closed_after_the_header_timeout() {
     // Long (the service's header timeout is 30 s) but light: it runs

@@ -45,6 +45,11 @@ fn unavailable(body: serde_json::Value) -> HttpResponse {
     response
 }
 
+/// 503 `overloaded`: every call slot is taken.
+fn overloaded() -> HttpResponse {
+    unavailable(serde_json::json!({"error": "overloaded"}))
+}
+
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -174,9 +179,12 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
     if state.is_draining() {
         return unavailable(serde_json::json!({"error": "draining"}));
     }
-    let Ok(permit) = Arc::clone(&state.capacity).try_acquire_owned() else {
-        return unavailable(serde_json::json!({"error": "overloaded"}));
-    };
+    // No room: refused before the body, as the contract says. The permit
+    // itself is taken only once the body is in (below), so that a client
+    // sending its body slowly never holds a call slot while it does.
+    if state.capacity.available_permits() == 0 {
+        return overloaded();
+    }
     if !header(headers, CONTENT_TYPE.as_str()).is_some_and(|t| t.contains("application/json")) {
         return error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -202,6 +210,11 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
                 "The request body could not be read",
             );
         }
+    };
+    // The room seen before the body may be gone now: then this call is
+    // refused like any other past the cap (it has not run).
+    let Ok(permit) = Arc::clone(&state.capacity).try_acquire_owned() else {
+        return overloaded();
     };
     let started = Instant::now();
     let message = match parse_request(&body) {
