@@ -10,6 +10,10 @@
 //! `properties`, `additionalProperties` (when there are no `patternProperties`),
 //! `dependentSchemas`, `prefixItems`, `items`, local `$ref` and `allOf`, and
 //! stops at `anyOf`, `oneOf`, `not` and `if`, where Ajv ignores defaults.
+//!
+//! Filling is bounded: in depth ([`MAX_DEPTH`]) and in count
+//! ([`MAX_FILLED_DEFAULTS`]), as a default can hold the very schema that
+//! defaults it, once or several times side by side.
 
 use std::collections::HashMap;
 
@@ -17,6 +21,7 @@ use serde_json::{Map, Value};
 
 use crate::pointer::push_token;
 use crate::refs::Refs;
+use crate::validator::MAX_FILLED_DEFAULTS;
 
 /// How many schemas may apply to one value through `$ref` / `allOf` chains
 /// before filling gives up on that value (a guard against `$ref` cycles that
@@ -88,28 +93,42 @@ impl Defaults {
         self.root.is_none()
     }
 
-    /// Fills `instance` in place.
+    /// Fills `instance` in place, going through at most
+    /// [`MAX_FILLED_DEFAULTS`] properties that have a default.
     pub(crate) fn fill(&self, instance: &mut Value) {
         if let Some(root) = self.root {
-            self.fill_node(root, instance, 0, 0);
+            let mut left = MAX_FILLED_DEFAULTS;
+            self.fill_node(root, instance, 0, 0, &mut left);
         }
     }
 
-    fn fill_node(&self, id: NodeId, value: &mut Value, chain: usize, depth: usize) {
-        if chain > MAX_CHAIN || depth > MAX_DEPTH {
+    /// Fills `value` through node `id`; `left` is what remains of the
+    /// budget of defaulted properties, and filling stops when it is spent.
+    fn fill_node(
+        &self,
+        id: NodeId,
+        value: &mut Value,
+        chain: usize,
+        depth: usize,
+        left: &mut usize,
+    ) {
+        if chain > MAX_CHAIN || depth > MAX_DEPTH || *left == 0 {
             return;
         }
         let node = &self.nodes[id];
         for &other in &node.same_value {
-            self.fill_node(other, value, chain + 1, depth);
+            self.fill_node(other, value, chain + 1, depth, left);
         }
         match value {
-            Value::Object(object) => self.fill_object(node, object, depth),
+            Value::Object(object) => self.fill_object(node, object, depth, left),
             Value::Array(items) => {
                 for (index, item) in items.iter_mut().enumerate() {
+                    if *left == 0 {
+                        return;
+                    }
                     let plan = node.prefix_items.get(index).copied().unwrap_or(node.items);
                     if let Some(plan) = plan {
-                        self.fill_node(plan, item, 0, depth + 1);
+                        self.fill_node(plan, item, 0, depth + 1, left);
                     }
                 }
             }
@@ -117,30 +136,44 @@ impl Defaults {
         }
     }
 
-    fn fill_object(&self, node: &Node, object: &mut Map<String, Value>, depth: usize) {
+    fn fill_object(
+        &self,
+        node: &Node,
+        object: &mut Map<String, Value>,
+        depth: usize,
+        left: &mut usize,
+    ) {
         for property in &node.properties {
-            if let Some(default) = &property.default
-                && !object.contains_key(&property.name)
-            {
+            let Some(default) = &property.default else {
+                continue;
+            };
+            // A property already there counts as much as one filled in: the
+            // budget then runs out at the same place however often the same
+            // instance is filled, so filling twice is filling once.
+            if *left == 0 {
+                return;
+            }
+            *left -= 1;
+            if !object.contains_key(&property.name) {
                 object.insert(property.name.clone(), default.clone());
             }
         }
         if let Some(additional) = node.additional {
             for (name, value) in object.iter_mut() {
                 if !node.declared.iter().any(|d| d == name) {
-                    self.fill_node(additional, value, 0, depth + 1);
+                    self.fill_node(additional, value, 0, depth + 1, left);
                 }
             }
         }
         for property in &node.properties {
             if let (Some(plan), Some(value)) = (property.schema, object.get_mut(&property.name)) {
-                self.fill_node(plan, value, 0, depth + 1);
+                self.fill_node(plan, value, 0, depth + 1, left);
             }
         }
         for (trigger, plan) in &node.dependent {
             if object.contains_key(trigger) {
                 let mut value = Value::Object(std::mem::take(object));
-                self.fill_node(*plan, &mut value, 1, depth);
+                self.fill_node(*plan, &mut value, 1, depth, left);
                 if let Value::Object(filled) = value {
                     *object = filled;
                 }

@@ -7,6 +7,14 @@ use serde_json::Value;
 /// The most issues [`Validator::validate`] reports for one instance.
 pub const MAX_ISSUES: usize = 100;
 
+/// The most properties with a `default` that one
+/// [`Validator::fill_defaults`] call goes through, whether it fills them in
+/// or finds them there; past it, filling stops. A default can hold the
+/// schema that defaults it, side by side with another (`"left"` and
+/// `"right"`, each `{"$ref": "#", "default": {}}`): without a bound in count
+/// too, filling would build a tree of 2^128 defaults.
+pub const MAX_FILLED_DEFAULTS: usize = 10_000;
+
 use crate::defaults::Defaults;
 use crate::error::SchemaError;
 use crate::formats;
@@ -137,6 +145,12 @@ impl Validator {
     /// `items`, `prefixItems`, `allOf` and local `$ref`s, not through `anyOf`,
     /// `oneOf`, `not` or `if`. Values already present (`null` included) are
     /// left alone. Costs nothing for a schema without defaults.
+    ///
+    /// Filling is bounded, where Ajv's is not: it stops 128 levels deep, and
+    /// after [`MAX_FILLED_DEFAULTS`] properties with a default (filled in or
+    /// found there: that way filling twice is filling once). Only a schema
+    /// whose defaults hold the schema itself, or an instance with that many
+    /// defaulted properties, reaches either.
     pub fn fill_defaults(&self, instance: &mut Value) {
         if !self.defaults.is_empty() {
             self.defaults.fill(instance);

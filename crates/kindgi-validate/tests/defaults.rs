@@ -195,3 +195,58 @@ fn a_default_that_holds_its_own_schema_stops_filling() {
     }
     assert!((100..=200).contains(&depth), "filled {depth} levels");
 }
+
+/// Every key in `value`, at every depth.
+fn keys(value: &Value) -> usize {
+    match value {
+        Value::Object(map) => map.len() + map.values().map(keys).sum::<usize>(),
+        Value::Array(items) => items.iter().map(keys).sum(),
+        _ => 0,
+    }
+}
+
+#[test]
+fn two_defaults_that_hold_their_own_schema_stop_at_the_budget() {
+    // Bounded in depth only, this would fill a binary tree 128 levels deep.
+    let validator = Validator::new(&json!({
+        "type": "object",
+        "properties": {
+            "left": {"$ref": "#", "default": {}},
+            "right": {"$ref": "#", "default": {}}
+        }
+    }))
+    .expect("compiles");
+    let mut once = json!({});
+    validator.fill_defaults(&mut once);
+    assert_eq!(keys(&once), kindgi_validate::MAX_FILLED_DEFAULTS);
+    // The budget runs out at the same place again: filling twice is
+    // filling once.
+    let mut twice = once.clone();
+    validator.fill_defaults(&mut twice);
+    assert_eq!(twice, once);
+    assert_eq!(validator.validate(&once), Ok(()));
+}
+
+#[test]
+fn the_budget_counts_defaulted_properties_across_list_items() {
+    let max = kindgi_validate::MAX_FILLED_DEFAULTS;
+    let validator = Validator::new(&json!({
+        "type": "array",
+        "items": {"type": "object", "properties": {"k": {"default": "v"}}}
+    }))
+    .expect("compiles");
+    // Under the budget, every item is filled.
+    let mut under = Value::Array(vec![json!({}); max]);
+    validator.fill_defaults(&mut under);
+    assert!(
+        under
+            .as_array()
+            .is_some_and(|items| items.iter().all(|i| *i == json!({"k": "v"})))
+    );
+    // Past it, the first `max` are, the rest are left as they were.
+    let mut over = Value::Array(vec![json!({}); max + 5]);
+    validator.fill_defaults(&mut over);
+    let items = over.as_array().expect("a list");
+    assert!(items[..max].iter().all(|i| *i == json!({"k": "v"})));
+    assert!(items[max..].iter().all(|i| *i == json!({})));
+}
