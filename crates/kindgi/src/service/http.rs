@@ -95,16 +95,8 @@ pub(crate) async fn answer_guarded(
     state: Arc<ServiceState>,
     request: Request<Incoming>,
 ) -> Result<HttpResponse, Infallible> {
-    use futures::FutureExt as _;
     let draining = Arc::clone(&state);
-    let mut response = match std::panic::AssertUnwindSafe(handle(state, request))
-        .catch_unwind()
-        .await
-    {
-        Ok(Ok(response)) => response,
-        Ok(Err(never)) => match never {},
-        Err(_) => error(StatusCode::INTERNAL_SERVER_ERROR, "The pack service failed"),
-    };
+    let mut response = guarded(handle(state, request)).await;
     // While draining, every answer closes its connection, so that a client
     // never sends its next request on a connection about to be closed.
     if draining.is_draining() {
@@ -116,11 +108,20 @@ pub(crate) async fn answer_guarded(
     Ok(response)
 }
 
+/// `answer`, or 500 `The pack service failed` if it panics. (A pack
+/// handler's panic never gets here: it is its call's `handler-throw`.) Apart
+/// from [`answer_guarded`] so that a test can make it panic: nothing found
+/// panics the service from outside.
+async fn guarded(answer: impl Future<Output = HttpResponse>) -> HttpResponse {
+    use futures::FutureExt as _;
+    std::panic::AssertUnwindSafe(answer)
+        .catch_unwind()
+        .await
+        .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "The pack service failed"))
+}
+
 /// Answers one request.
-async fn handle(
-    state: Arc<ServiceState>,
-    request: Request<Incoming>,
-) -> Result<HttpResponse, Infallible> {
+async fn handle(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpResponse {
     let method = request.method().clone();
     let expect = |want: Method| -> Option<HttpResponse> {
         (method != want).then(|| {
@@ -134,7 +135,7 @@ async fn handle(
             )
         })
     };
-    let response = match request.uri().path() {
+    match request.uri().path() {
         "/healthz" => {
             expect(Method::GET).unwrap_or_else(|| json(StatusCode::OK, r#"{"status":"ok"}"#))
         }
@@ -157,8 +158,7 @@ async fn handle(
             None => invoke(state, request).await,
         },
         path => error(StatusCode::NOT_FOUND, &format!("No route {path}")),
-    };
-    Ok(response)
+    }
 }
 
 async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpResponse {
@@ -252,5 +252,43 @@ fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpRespon
             }
             response
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use http_body_util::BodyExt as _;
+
+    use super::*;
+
+    async fn body(response: HttpResponse) -> Bytes {
+        match response.into_body().collect().await {
+            Ok(collected) => collected.to_bytes(),
+            Err(never) => match never {},
+        }
+    }
+
+    #[tokio::test]
+    async fn a_panic_in_the_service_is_a_500() {
+        let response = guarded(async { panic!("service bug") }).await;
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            response.headers().get(CONTENT_TYPE),
+            Some(&http::HeaderValue::from_static("application/json"))
+        );
+        assert_eq!(
+            body(response).await,
+            Bytes::from_static(br#"{"error":"The pack service failed"}"#)
+        );
+    }
+
+    #[tokio::test]
+    async fn an_answer_goes_through_unchanged() {
+        let response = guarded(async { json(StatusCode::OK, r#"{"status":"ok"}"#) }).await;
+        assert_eq!(response.status(), StatusCode::OK);
+        assert_eq!(
+            body(response).await,
+            Bytes::from_static(br#"{"status":"ok"}"#)
+        );
     }
 }
