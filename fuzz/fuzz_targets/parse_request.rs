@@ -1,10 +1,11 @@
 //! `kindgi_protocol::parse_request` on any bytes: never a panic; an error
 //! is one of the three parse codes with the contract's message, and never
-//! echoes a context value (a secret may be there).
+//! echoes a context value (a secret may be there); and the one-pass fast
+//! path agrees with the checked path over `serde_json::Value`.
 
 #![no_main]
 
-use kindgi_protocol::{ErrorCode, Request, parse_request};
+use kindgi_protocol::{ErrorCode, Request, parse_request, parse_request_value};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -27,6 +28,11 @@ fuzz_target!(|data: &[u8]| {
                 assert!(error.message.len() < 120, "{}", error.message);
             }
         }
+    }
+    // `parse_request` (its fast path, else the checked one) reads any JSON
+    // exactly as the checked path alone does.
+    if let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) {
+        assert_eq!(parse_request(data), parse_request_value(value));
     }
     // The same bytes always parse the same way.
     assert_eq!(parse_request(data).is_ok(), parse_request(data).is_ok());

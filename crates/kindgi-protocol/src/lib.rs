@@ -18,6 +18,7 @@
 
 pub mod canonical;
 mod context;
+mod fast_request;
 mod file;
 pub mod headers;
 pub mod idempotency;

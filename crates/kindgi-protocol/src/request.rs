@@ -120,6 +120,9 @@ fn json_or_undefined(value: Option<&Value>) -> String {
 /// assert_eq!(err.message, "Expected protocol v2, got 3");
 /// ```
 pub fn parse_request(body: &[u8]) -> Result<Request, ParseError> {
+    if let Some(request) = crate::fast_request::parse(body) {
+        return Ok(request);
+    }
     let value: Value =
         serde_json::from_slice(body).map_err(|_| malformed("Request body is not valid JSON"))?;
     parse_request_value(value)

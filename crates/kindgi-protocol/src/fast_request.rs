@@ -1,0 +1,217 @@
+//! The fast path of [`parse_request`](crate::parse_request): a well-formed
+//! request read straight into its types in one pass, without building a
+//! [`Value`] tree first.
+//!
+//! It accepts exactly what the checked path accepts and gives the same
+//! [`Request`]: every field has its wire type and no `null` stands in for
+//! an absent field. Anything else — a wrong type, a `null`, a duplicate key,
+//! a missing field, another `v` or `kind` — makes it give up, and the
+//! checked path then finds the contract's error. The two paths agreeing is
+//! tested below and by the `parse_request` fuzz target.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Deserializer};
+use serde_json::{Map, Value};
+
+use crate::{CallContext, Connection, ToolFilesGrant, WaitToken};
+use crate::{CheckInvoke, CheckRef, Request, ToolInvoke, ToolRef};
+
+/// Reads `body` when it is a well-formed request; `None` when the checked
+/// path must look at it.
+pub(crate) fn parse(body: &[u8]) -> Option<Request> {
+    let message: Message = serde_json::from_slice(body).ok()?;
+    if message.v != 2.0 {
+        return None;
+    }
+    match message.kind.as_str() {
+        "invoke" => {
+            let tool = message.tool?;
+            let ctx = message.ctx?;
+            if tool.id.is_empty() || !ctx.settings_are_objects() {
+                return None;
+            }
+            Some(Request::Invoke(ToolInvoke {
+                tool: ToolRef {
+                    id: tool.id,
+                    version: tool.version,
+                },
+                input: message.input.unwrap_or(Value::Null),
+                ctx: ctx.into_context(),
+            }))
+        }
+        "check-invoke" => {
+            let check = message.check?;
+            if check.id.is_empty() {
+                return None;
+            }
+            Some(Request::CheckInvoke(CheckInvoke {
+                check: CheckRef { id: check.id },
+                config: message.config?,
+                trace: message.trace.unwrap_or(Value::Null),
+            }))
+        }
+        _ => None,
+    }
+}
+
+/// Deserializes a present field as `T` itself: `null` is refused, where
+/// `Option<T>` would read it as absent.
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
+    T::deserialize(d).map(Some)
+}
+
+/// Every field of either kind of request; unknown fields are skipped, as
+/// the checked path does.
+#[derive(Deserialize)]
+struct Message {
+    v: f64,
+    kind: String,
+    #[serde(default, deserialize_with = "present")]
+    tool: Option<Named>,
+    #[serde(default, deserialize_with = "present")]
+    check: Option<Named>,
+    // `null` is a tool's input or a check's trace like any other JSON.
+    #[serde(default, deserialize_with = "present")]
+    input: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    trace: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    config: Option<Map<String, Value>>,
+    #[serde(default, deserialize_with = "present")]
+    ctx: Option<Context>,
+}
+
+/// `tool` or `check`: an id, and a tool's version.
+#[derive(Deserialize)]
+struct Named {
+    id: String,
+    #[serde(default, deserialize_with = "present")]
+    version: Option<String>,
+}
+
+/// `ctx`, field for field as [`CallContext`], with `null` refused.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Context {
+    tenant_id: String,
+    run_id: String,
+    #[serde(default, deserialize_with = "present")]
+    project_id: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    org_id: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    request_id: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    idempotency_key: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    env: Option<BTreeMap<String, String>>,
+    #[serde(default, deserialize_with = "present")]
+    secrets: Option<Map<String, Value>>,
+    #[serde(default, deserialize_with = "present")]
+    connections: Option<BTreeMap<String, Connection>>,
+    #[serde(default, deserialize_with = "present")]
+    config: Option<Map<String, Value>>,
+    #[serde(default, deserialize_with = "present")]
+    settings: Option<Map<String, Value>>,
+    #[serde(default, deserialize_with = "present")]
+    wait_token: Option<WaitToken>,
+    #[serde(default, deserialize_with = "present")]
+    tool_files: Option<ToolFilesGrant>,
+}
+
+impl Context {
+    fn settings_are_objects(&self) -> bool {
+        self.settings
+            .as_ref()
+            .is_none_or(|settings| settings.values().all(Value::is_object))
+    }
+
+    fn into_context(self) -> CallContext {
+        CallContext {
+            tenant_id: self.tenant_id,
+            run_id: self.run_id,
+            project_id: self.project_id,
+            org_id: self.org_id,
+            request_id: self.request_id,
+            idempotency_key: self.idempotency_key,
+            env: self.env,
+            secrets: self.secrets,
+            connections: self.connections,
+            config: self.config,
+            settings: self.settings,
+            wait_token: self.wait_token,
+            tool_files: self.tool_files,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse_request_value;
+
+    /// The fast path reads `body` exactly as the checked path does, or
+    /// leaves it to the checked path.
+    fn agrees(body: &str) -> Option<Request> {
+        let fast = parse(body.as_bytes());
+        if let Some(fast) = &fast {
+            let value: Value = serde_json::from_str(body).expect("JSON");
+            assert_eq!(Ok(fast), parse_request_value(value).as_ref(), "{body}");
+        }
+        fast
+    }
+
+    #[test]
+    fn well_formed_requests_take_the_fast_path() {
+        let bodies = [
+            r#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":{"x":1},"ctx":{"tenantId":"t","runId":"r"}}"#,
+            r#"{"v":2.0,"kind":"invoke","tool":{"id":"a.b","version":"1.0.0","extra":1},"ctx":{"tenantId":"t","runId":"r","projectId":"p","orgId":"o","requestId":"q","idempotencyKey":"k","env":{"A":"1"},"secrets":{"s":{"deep":true}},"config":{"c":1},"settings":{"x":{}},"waitToken":{"id":"w","url":"http://w"},"toolFiles":{"url":"http://f","token":"ft"},"unknown":[1]},"other":null}"#,
+            r#"{"kind":"invoke","v":2,"ctx":{"tenantId":"t","runId":"r"},"input":null,"tool":{"id":"x"}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r","connections":{"g":{"connectionId":"c","app":"google","appName":"Google","accessToken":"tok","account":{"id":"1","label":"a"}}}}}"#,
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{"minLength":3},"trace":{"output":"hi"}}"#,
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{}}"#,
+        ];
+        for body in bodies {
+            assert!(agrees(body).is_some(), "{body}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_checked_path() {
+        let bodies = [
+            "",
+            "null",
+            "[]",
+            r#"{"v":3,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r"}}"#,
+            r#"{"v":"2","kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r"}}"#,
+            r#"{"v":2,"kind":"result","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r"}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":""},"ctx":{"tenantId":"t","runId":"r"}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x","version":null},"ctx":{"tenantId":"t","runId":"r"}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r","projectId":null}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r","secrets":null}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r","settings":{"a":1}}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r","env":{"A":1}}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":null}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"}}"#,
+            r#"{"v":2,"kind":"invoke","kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r"}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","tenantId":"u","runId":"r"}}"#,
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":null}"#,
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"}}"#,
+            r#"{"v":2,"kind":"check-invoke","check":null,"config":{}}"#,
+        ];
+        for body in bodies {
+            assert!(agrees(body).is_none(), "{body}");
+        }
+    }
+
+    #[test]
+    fn duplicate_keys_inside_values_are_read_alike() {
+        // Inside `input`, `config` and maps the last value wins on both paths.
+        let body = r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"input":{"a":1,"a":2},"ctx":{"tenantId":"t","runId":"r","env":{"A":"1","A":"2"}}}"#;
+        let Some(Request::Invoke(invoke)) = agrees(body) else {
+            panic!("fast path expected");
+        };
+        assert_eq!(invoke.input, serde_json::json!({"a": 2}));
+    }
+}
