@@ -98,4 +98,10 @@ pub use kindgi_macros::{check, tool};
 pub use kindgi_protocol as protocol;
 pub use kindgi_protocol::{CheckResult, Connection, FileValue, NotRead, NotStored, Secret};
 pub use schema::schema_for;
+
+/// The process's allocator with the `mimalloc` feature: see the feature's
+/// note in this crate's `Cargo.toml`.
+#[cfg(feature = "mimalloc")]
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub use source::SourceFile;

@@ -117,49 +117,21 @@ impl Record {
         self
     }
 
-    fn json_line(&self, time: &str) -> String {
+    fn json_line(&self, time: &str) -> Vec<u8> {
         // Written straight into one buffer: no `Value` or `String` per
-        // key and value (this runs once per call).
+        // key and value.
         let mut out = Vec::with_capacity(320);
-        out.push(b'{');
-        let mut first = true;
-        let mut key = |out: &mut Vec<u8>, key: &str| {
-            if !first {
-                out.push(b',');
-            }
-            first = false;
-            let _ = serde_json::to_writer(&mut *out, key);
-            out.push(b':');
-        };
-        let text = |out: &mut Vec<u8>, value: &str| {
-            let _ = serde_json::to_writer(&mut *out, value);
-        };
-        key(&mut out, "time");
-        text(&mut out, time);
-        key(&mut out, "level");
-        text(&mut out, self.level.name());
-        key(&mut out, "severity");
-        text(&mut out, self.level.severity());
-        key(&mut out, "subsystem");
-        text(&mut out, "pack");
+        line_head(&mut out, time, self.level);
         key(&mut out, "message");
-        text(&mut out, &self.message);
+        json_str(&mut out, &self.message);
         if let Some(ids) = &self.ids {
-            for (name, value) in ids.pairs() {
-                if let Some(value) = value {
-                    key(&mut out, name);
-                    text(&mut out, value);
-                }
-            }
+            ids_fields(&mut out, ids);
         }
         for (name, value) in &self.fields {
             key(&mut out, name);
             let _ = serde_json::to_writer(&mut out, value);
         }
-        out.extend_from_slice(b"}\n");
-        // serde_json writes UTF-8 only.
-        String::from_utf8(out)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+        line_end(out)
     }
 
     fn pretty_line(&self, time: &str) -> String {
@@ -185,12 +157,168 @@ impl Record {
     }
 }
 
+/// The current time as the records write it, e.g. `2026-01-01T00:00:00.000Z`.
+///
+/// Formatted once a millisecond per thread: under load many records share
+/// a millisecond.
 fn now() -> String {
-    let format =
-        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
-    OffsetDateTime::now_utc()
-        .format(&format)
-        .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned())
+    use std::cell::RefCell;
+    thread_local! {
+        static LAST: RefCell<(i128, String)> = const { RefCell::new((i128::MIN, String::new())) };
+    }
+    let at = OffsetDateTime::now_utc();
+    let millis = at.unix_timestamp_nanos() / 1_000_000;
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != millis {
+            let format = format_description!(
+                "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+            );
+            let text = at
+                .format(&format)
+                .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned());
+            *last = (millis, text);
+        }
+        last.1.clone()
+    })
+}
+
+/// Writes `value` as a JSON string, escaped exactly as serde_json escapes
+/// (`"`, `\\` and control characters), without its machinery when nothing
+/// needs escaping — the common case for ids and messages.
+fn json_str(out: &mut Vec<u8>, value: &str) {
+    // A fold rather than `all`: no early exit, so the compiler checks many
+    // bytes at once.
+    let needs_escape = value.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+    });
+    if !needs_escape {
+        out.push(b'"');
+        out.extend_from_slice(value.as_bytes());
+        out.push(b'"');
+    } else {
+        let _ = serde_json::to_writer(&mut *out, value);
+    }
+}
+
+/// Writes `,"name":` (no comma before the first key of a line). Names are
+/// this crate's own field names, which need no escaping.
+fn key(out: &mut Vec<u8>, name: &'static str) {
+    debug_assert!(name.bytes().all(|b| b.is_ascii_alphanumeric()));
+    if out.len() > 1 {
+        out.push(b',');
+    }
+    out.push(b'"');
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+/// Opens a line: `{"time":…,"level":…,"severity":…,"subsystem":"pack"`.
+fn line_head(out: &mut Vec<u8>, time: &str, level: Level) {
+    out.extend_from_slice(br#"{"time":"#);
+    json_str(out, time);
+    out.extend_from_slice(br#","level":""#);
+    out.extend_from_slice(level.name().as_bytes());
+    out.extend_from_slice(br#"","severity":""#);
+    out.extend_from_slice(level.severity().as_bytes());
+    out.extend_from_slice(br#"","subsystem":"pack""#);
+}
+
+/// Writes the ids that are set, in their order.
+fn ids_fields(out: &mut Vec<u8>, ids: &Ids) {
+    for (name, value) in ids.pairs() {
+        if let Some(value) = value {
+            key(out, name);
+            json_str(out, value);
+        }
+    }
+}
+
+/// Closes a line. (Everything in it is UTF-8: `&str`s and serde_json's
+/// output.)
+fn line_end(mut out: Vec<u8>) -> Vec<u8> {
+    out.extend_from_slice(b"}\n");
+    out
+}
+
+/// The facts of one `call` record (CONTRACT §2), the record every call
+/// logs: [`Logger::log_call`] writes it without building a [`Record`].
+#[derive(Debug)]
+pub(crate) struct CallFacts<'a> {
+    pub(crate) target: &'a str,
+    pub(crate) id: &'a str,
+    pub(crate) outcome: &'a str,
+    pub(crate) duration_ms: u64,
+    pub(crate) ids: Ids,
+    pub(crate) pack_id: &'a str,
+    pub(crate) artifact_version: &'a str,
+}
+
+impl CallFacts<'_> {
+    fn level(&self) -> Level {
+        if self.outcome == "ok" {
+            Level::Info
+        } else {
+            Level::Warn
+        }
+    }
+
+    /// The same record as a [`Record`], for the readable format.
+    fn into_record(self) -> Record {
+        Record::lifecycle(
+            self.level(),
+            "call",
+            format!(
+                "{} {} {} {}ms",
+                self.target, self.id, self.outcome, self.duration_ms
+            ),
+        )
+        .ids(self.ids)
+        .field("id", self.id)
+        .field("target", self.target)
+        .field("outcome", self.outcome)
+        .field("durationMs", self.duration_ms)
+        .field("packId", self.pack_id)
+        .field("artifactVersion", self.artifact_version)
+    }
+
+    fn json_line(&self, time: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(384);
+        let ms = self.duration_ms.to_string();
+        line_head(&mut out, time, self.level());
+        // `"<target> <id> <outcome> <ms>ms"`: escaping the parts one by one
+        // is escaping the whole, as JSON escapes character by character.
+        out.extend_from_slice(br#","message":""#);
+        let inner = |out: &mut Vec<u8>, text: &str| {
+            let start = out.len();
+            json_str(out, text);
+            // Drop the quotes `json_str` put around it.
+            out.remove(start);
+            out.pop();
+        };
+        inner(&mut out, self.target);
+        out.push(b' ');
+        inner(&mut out, self.id);
+        out.push(b' ');
+        inner(&mut out, self.outcome);
+        out.push(b' ');
+        out.extend_from_slice(ms.as_bytes());
+        out.extend_from_slice(b"ms\"");
+        ids_fields(&mut out, &self.ids);
+        out.extend_from_slice(br#","event":"call","kind":"call","id":"#);
+        json_str(&mut out, self.id);
+        out.extend_from_slice(br#","target":"#);
+        json_str(&mut out, self.target);
+        out.extend_from_slice(br#","outcome":"#);
+        json_str(&mut out, self.outcome);
+        out.extend_from_slice(br#","durationMs":"#);
+        out.extend_from_slice(ms.as_bytes());
+        out.extend_from_slice(br#","packId":"#);
+        json_str(&mut out, self.pack_id);
+        out.extend_from_slice(br#","artifactVersion":"#);
+        json_str(&mut out, self.artifact_version);
+        line_end(out)
+    }
 }
 
 /// The most bytes the writer gathers before it writes.
@@ -207,7 +335,7 @@ pub(crate) struct Logger {
     json: bool,
     level: Level,
     /// Where lines go once the writer thread runs: a send never blocks.
-    sender: OnceLock<Sender<String>>,
+    sender: OnceLock<Sender<Vec<u8>>>,
     /// The writer thread, joined by [`Logger::flush`].
     writer: Mutex<Option<JoinHandle<()>>>,
 }
@@ -245,20 +373,20 @@ impl Logger {
 
     /// Starts the writer thread. Call it once the process may have threads.
     pub(crate) fn start_writer(&self) {
-        let (sender, receiver) = channel::<String>();
+        let (sender, receiver) = channel::<Vec<u8>>();
         let spawned = std::thread::Builder::new()
             .name("kindgi-log".to_owned())
             .spawn(move || {
                 let stderr = std::io::stderr();
-                let write = |batch: &str| {
+                let write = |batch: &[u8]| {
                     let mut lock = stderr.lock();
-                    let _ = lock.write_all(batch.as_bytes());
+                    let _ = lock.write_all(batch);
                     let _ = lock.flush();
                 };
                 // Under load many records queue up between two writes:
                 // each write takes every line waiting, so the writer makes
                 // one system call per batch rather than per record.
-                let mut batch = String::new();
+                let mut batch = Vec::new();
                 let mut stopping = false;
                 while !stopping {
                     let Ok(first) = receiver.recv() else { break };
@@ -267,7 +395,7 @@ impl Logger {
                             stopping = true;
                             continue;
                         }
-                        batch.push_str(&line);
+                        batch.extend_from_slice(&line);
                         if batch.len() >= BATCH_BYTES {
                             write(&batch);
                             batch.clear();
@@ -296,7 +424,7 @@ impl Logger {
         // The sender can't be taken out of the OnceLock; a marker line tells
         // the writer to stop once everything before it is written.
         if let Some(sender) = self.sender.get() {
-            let _ = sender.send(String::new());
+            let _ = sender.send(Vec::new());
         }
         let taken = self.writer.lock().ok().and_then(|mut w| w.take());
         if let Some(handle) = taken {
@@ -316,8 +444,26 @@ impl Logger {
         let line = if self.json {
             record.json_line(&time)
         } else {
-            record.pretty_line(&time)
+            record.pretty_line(&time).into_bytes()
         };
+        self.write(line);
+    }
+
+    /// Logs a call's `call` record.
+    pub(crate) fn log_call(&self, call: CallFacts<'_>) {
+        if !self.enabled(call.level()) {
+            return;
+        }
+        let time = now();
+        let line = if self.json {
+            call.json_line(&time)
+        } else {
+            call.into_record().pretty_line(&time).into_bytes()
+        };
+        self.write(line);
+    }
+
+    fn write(&self, line: Vec<u8>) {
         let line = match self.sender.get() {
             // A line the stopped writer never takes comes back as the error.
             Some(sender) => match sender.send(line) {
@@ -327,7 +473,7 @@ impl Logger {
             None => line,
         };
         let mut stderr = std::io::stderr().lock();
-        let _ = stderr.write_all(line.as_bytes());
+        let _ = stderr.write_all(&line);
         let _ = stderr.flush();
     }
 }
@@ -346,9 +492,65 @@ mod tests {
                 ..Ids::default()
             });
         assert_eq!(
-            record.json_line("2026-01-01T00:00:00.000Z"),
+            String::from_utf8(record.json_line("2026-01-01T00:00:00.000Z")).expect("UTF-8"),
             "{\"time\":\"2026-01-01T00:00:00.000Z\",\"level\":\"info\",\"severity\":\"INFO\",\"subsystem\":\"pack\",\"message\":\"Listening on port 1\",\"traceId\":\"t\",\"runId\":\"r\",\"event\":\"listening\",\"kind\":\"listening\",\"port\":1}\n"
         );
+    }
+
+    #[test]
+    fn a_call_line_is_the_call_record() {
+        let ids = Ids {
+            trace_id: Some("0af7651916cd43dd8448eb211c80319c".into()),
+            span_id: Some("b7ad6b7169203331".into()),
+            tenant_id: Some("t\"1".into()),
+            run_id: Some("r\u{1}n".into()),
+            tool_id: Some("a.b".into()),
+            ..Ids::default()
+        };
+        for outcome in ["ok", "handler-throw"] {
+            let call = CallFacts {
+                target: "tool",
+                id: "we\\ird \"id\"\n",
+                outcome,
+                duration_ms: 12,
+                ids: ids.clone(),
+                pack_id: "p",
+                artifact_version: "2026.1\u{7f}é",
+            };
+            let fast = call.json_line("2026-01-01T00:00:00.000Z");
+            let slow = call.into_record().json_line("2026-01-01T00:00:00.000Z");
+            assert_eq!(fast, slow);
+            let parsed: Value = serde_json::from_slice(&fast).expect("a JSON line");
+            assert_eq!(
+                parsed["message"],
+                format!("tool we\\ird \"id\"\n {outcome} 12ms")
+            );
+        }
+    }
+
+    #[test]
+    fn json_strings_are_escaped_as_serde_json_does() {
+        for text in [
+            "plain",
+            "quote\"",
+            "back\\slash",
+            "nl\n",
+            "\u{0}\u{1f}",
+            "\u{7f}é😀",
+            "",
+        ] {
+            let mut out = Vec::new();
+            json_str(&mut out, text);
+            assert_eq!(out, serde_json::to_vec(text).expect("a string"));
+        }
+    }
+
+    #[test]
+    fn the_time_is_cached_per_millisecond_but_moves_on() {
+        let first = now();
+        assert_eq!(first.len(), "2026-01-01T00:00:00.000Z".len());
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        assert_ne!(now(), first);
     }
 
     #[test]

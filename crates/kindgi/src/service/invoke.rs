@@ -5,18 +5,18 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
+use futures::FutureExt as _;
 use kindgi_protocol::{
     CheckInvoke, ErrorCode, ErrorResponse, Issue, Response, ToolInvoke, ToolPause,
 };
 use serde_json::Value;
-use tokio_util::task::AbortOnDropHandle;
 
 use super::state::{ServiceState, ToolRuntime};
 use crate::authoring::check::CheckOutcome;
 use crate::authoring::tool::{Handler, Outcome, ReplyValue};
 use crate::error::{cause_of_dyn, cause_of_panic};
 use crate::files::Files;
-use crate::log::{Ids, Level, Record};
+use crate::log::{CallFacts, Ids, Level, Record};
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 
 /// What an invoke answers: a message (200), or a tenant refusal (421).
@@ -43,19 +43,14 @@ struct CallRecord<'a> {
     id: String,
     ids: Ids,
     started: Instant,
-    outcome: Option<String>,
+    outcome: Option<&'static str>,
     cancellation: Cancellation,
     ended_at: Arc<OnceLock<Instant>>,
 }
 
 impl CallRecord<'_> {
     fn finish(&mut self, response: &Response) {
-        self.outcome = Some(
-            response
-                .error_code()
-                .map_or("ok", ErrorCode::as_str)
-                .to_owned(),
-        );
+        self.outcome = Some(response.error_code().map_or("ok", ErrorCode::as_str));
     }
 }
 
@@ -66,31 +61,18 @@ impl Drop for CallRecord<'_> {
             None => {
                 let _ = self.ended_at.set(Instant::now());
                 self.cancellation.cancel(CancelReason::Disconnected);
-                ErrorCode::Cancelled.as_str().to_owned()
+                ErrorCode::Cancelled.as_str()
             }
         };
-        let ms = self.started.elapsed().as_millis() as u64;
-        let level = if outcome == "ok" {
-            Level::Info
-        } else {
-            Level::Warn
-        };
-        let record = Record::lifecycle(
-            level,
-            "call",
-            format!("{} {} {outcome} {ms}ms", self.target, self.id),
-        )
-        .ids(std::mem::take(&mut self.ids))
-        .field("id", self.id.as_str())
-        .field("target", self.target)
-        .field("outcome", outcome)
-        .field("durationMs", ms)
-        .field("packId", self.state.index.pack_id.as_str())
-        .field(
-            "artifactVersion",
-            self.state.index.artifact_version.as_str(),
-        );
-        self.state.logger.log(record);
+        self.state.logger.log_call(CallFacts {
+            target: self.target,
+            id: &self.id,
+            outcome,
+            duration_ms: self.started.elapsed().as_millis() as u64,
+            ids: std::mem::take(&mut self.ids),
+            pack_id: &self.state.index.pack_id,
+            artifact_version: &self.state.index.artifact_version,
+        });
     }
 }
 
@@ -339,10 +321,17 @@ async fn run_handler(
     cancellation: &Cancellation,
     ended_at: Arc<OnceLock<Instant>>,
 ) -> Result<Outcome, ErrorCode> {
-    let joined = match &tool.handler {
+    // Either the handler's outcome or its panic's payload; `Err` when the
+    // deadline passed first.
+    let joined: Result<Result<Outcome, Panicked>, _> = match &tool.handler {
         Handler::Async(handler) => {
-            let task = AbortOnDropHandle::new(tokio::spawn(handler(input, ctx)));
-            tokio::time::timeout_at(meta.deadline.into(), task).await
+            // Polled right here, on the call's own task: no task to spawn
+            // and wake per call. Dropping the call (a caller that went
+            // away, the deadline) drops the handler's future with it.
+            let run = AssertUnwindSafe(handler(input, ctx)).catch_unwind();
+            tokio::time::timeout_at(meta.deadline.into(), run)
+                .await
+                .map(|ran| ran.map_err(Panicked::Payload))
         }
         Handler::Blocking(handler) => {
             let handler = Arc::clone(handler);
@@ -364,21 +353,34 @@ async fn run_handler(
                 }
                 outcome
             });
-            tokio::time::timeout_at(meta.deadline.into(), task).await
+            tokio::time::timeout_at(meta.deadline.into(), task)
+                .await
+                .map(|joined| {
+                    joined.map_err(|error| match error.try_into_panic() {
+                        Ok(payload) => Panicked::Payload(payload),
+                        Err(_) => Panicked::Cancelled,
+                    })
+                })
         }
     };
     match joined {
         Ok(Ok(outcome)) => Ok(outcome),
-        Ok(Err(join_error)) => match join_error.try_into_panic() {
-            Ok(payload) => Ok(Outcome::Failed(panic_error(&*payload))),
-            Err(_) => Err(ErrorCode::Cancelled),
-        },
+        Ok(Err(Panicked::Payload(payload))) => Ok(Outcome::Failed(panic_error(&*payload))),
+        Ok(Err(Panicked::Cancelled)) => Err(ErrorCode::Cancelled),
         Err(_elapsed) => {
             let _ = ended_at.set(Instant::now());
             cancellation.cancel(CancelReason::Deadline);
             Err(ErrorCode::DeadlineExceeded)
         }
     }
+}
+
+/// How a handler ended without an outcome.
+enum Panicked {
+    /// It panicked, with this payload.
+    Payload(Box<dyn std::any::Any + Send>),
+    /// Its blocking task was cancelled (the runtime shutting down).
+    Cancelled,
 }
 
 fn panic_error(payload: &(dyn std::any::Any + Send)) -> ToolError {
