@@ -143,6 +143,29 @@ pub fn open_files_limit() -> Option<u64> {
         .and_then(|n| n.parse().ok())
 }
 
+/// Raises the soft limit of open files of this process to `want`, or to
+/// its hard limit if that is lower, with `prlimit(1)`; processes started
+/// after it inherit it. Returns the soft limit then.
+pub fn raise_open_files_limit(want: u64) -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    let hard: u64 = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .and_then(|l| l.split_whitespace().nth(4))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(u64::MAX);
+    let soft = open_files_limit()?;
+    let target = want.min(hard);
+    if soft < target {
+        let _ = Command::new("prlimit")
+            .arg("--pid")
+            .arg(std::process::id().to_string())
+            .arg(format!("--nofile={target}:"))
+            .status();
+    }
+    open_files_limit()
+}
+
 /// How many connections a test may hold open at once: up to `want`, and
 /// no more than a quarter of what the open-files limit leaves once
 /// 300 descriptors are kept back (tests run side by side).

@@ -199,6 +199,80 @@ async fn thousands_of_idle_connections_stay_bounded() {
     assert!(idle.fds_after <= idle.fds_before + 2, "{idle:#?}");
 }
 
+/// F7: connections that never send a byte can't hold every connection
+/// slot. With all 4 096 taken by idle connections, a new connection takes
+/// the slot of the oldest idle one and is answered at once; it waited for
+/// the 30 s header timeout to free a slot before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn idle_connections_at_the_cap_make_room_for_new_ones() {
+    const CAP: usize = 4096;
+    let _heavy = heavy().await;
+    // This process holds the idle connections, the service (which inherits
+    // the limit) one descriptor for each; other tests run beside.
+    let limit = proc::raise_open_files_limit(3 * CAP as u64).unwrap_or(0);
+    if limit < (CAP + 1024) as u64 {
+        eprintln!("skipped: the open-files limit is {limit}, below the {CAP} connections needed");
+        return;
+    }
+    let service = start(&ServiceOptions::default());
+    let fds_before = service.open_fds();
+    let mut idle = Vec::with_capacity(CAP);
+    for _ in 0..CAP {
+        let conn = tokio::time::timeout(Duration::from_secs(5), Connection::open(service.addr()))
+            .await
+            .expect("connected in time")
+            .expect("connected");
+        idle.push(conn);
+    }
+    // Every slot is taken once the service has accepted them all.
+    let started = std::time::Instant::now();
+    while service.open_fds() < fds_before + CAP && started.elapsed() < WAIT {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(service.open_fds() >= fds_before + CAP, "not all accepted");
+    let started = std::time::Instant::now();
+    let answer = http::exchange(service.addr(), &Request::get("/healthz"), WAIT)
+        .await
+        .expect_answer("healthz with every slot taken by idle connections");
+    let took = started.elapsed();
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.text(), r#"{"status":"ok"}"#);
+    assert!(
+        took < Duration::from_secs(5),
+        "answered after {took:?}, not at once"
+    );
+    // The oldest idle connection made room: the service closed it.
+    assert!(
+        idle[0].closed_within(Duration::from_secs(5)).await,
+        "the oldest idle connection is still open"
+    );
+    // Fill the slot healthz gave back, then call: the next oldest makes
+    // room, and the call runs.
+    let refill = Connection::open(service.addr()).await.expect("connected");
+    let started = std::time::Instant::now();
+    while service.open_fds() < fds_before + CAP && started.elapsed() < WAIT {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let answer = http::exchange(
+        service.addr(),
+        &invoke::call(service.token(), "stress.sleep", json!({"ms": 1})),
+        WAIT,
+    )
+    .await
+    .expect_answer("a call with every slot taken by idle connections");
+    assert_eq!(answer.status, 200, "{}", answer.text());
+    assert_eq!(answer.json()["output"], json!({"slept": 1}));
+    assert!(
+        idle[1].closed_within(Duration::from_secs(5)).await,
+        "the next oldest idle connection is still open"
+    );
+    // Only the oldest were closed.
+    let mut newer = [refill];
+    for conn in idle[2..].iter_mut().step_by(512).chain(&mut newer) {
+        assert!(!conn.closed_within(Duration::from_millis(50)).await);
+    }
+}
+
 #[tokio::test]
 async fn huge_headers_are_refused_and_the_service_goes_on() {
     let service = start(&ServiceOptions::default());

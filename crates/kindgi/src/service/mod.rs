@@ -23,11 +23,13 @@ use kindgi_protocol::PackIndex;
 use kindgi_validate::Validator;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use tokio::net::{TcpListener, TcpSocket};
+use tokio::net::{TcpListener, TcpSocket, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use self::config::{ProcessEnv, ServiceConfig, parse_config};
-use self::state::{CheckRuntime, InFlight, ServiceState, ToolRuntime, info_body};
+use self::state::{
+    CheckRuntime, InFlight, ServiceState, SilentConnections, ToolRuntime, info_body,
+};
 use crate::Pack;
 use crate::log::{Level, Logger, Record};
 
@@ -40,8 +42,9 @@ const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 const SETTLE_WINDOW: Duration = Duration::from_millis(250);
 /// How long, after the drain, connections get to write their last answers.
 const CLOSE_WINDOW: Duration = Duration::from_secs(1);
-/// The most connections served at once; past it, new connections wait in
-/// the listen backlog until one closes.
+/// The most connections served at once. Past it, a new connection takes the
+/// slot of the oldest one that has not sent a byte yet, or, when every
+/// connection has, waits in the listen backlog until one closes.
 const MAX_CONNECTIONS: usize = 4096;
 
 /// Runs `serve` with the arguments after it.
@@ -355,11 +358,14 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
         .field("packId", state.index.pack_id.as_str())
         .field("artifactVersion", state.index.artifact_version.as_str()),
     );
-    let connections = GracefulShutdown::new();
-    let limit = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let connections = Connections::new();
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let mut drain_until: Option<tokio::time::Instant> = None;
+    // A connection taken from the listener, waiting for a slot. Kept here
+    // rather than in a future of the select, so that no other branch
+    // firing ever drops it.
+    let mut arrived: Option<TcpStream> = None;
     loop {
         let draining = drain_until.is_some();
         let until = drain_until.unwrap_or_else(tokio::time::Instant::now);
@@ -375,58 +381,70 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
             }
             () = state.in_flight.wait_idle(), if draining => break,
             () = tokio::time::sleep_until(until), if draining => break,
-            accepted = accept(&listener, &limit) => {
-                if let Some((stream, permit)) = accepted {
-                    serve_connection(stream, permit, &state, &connections);
+            accepted = listener.accept(), if arrived.is_none() => match accepted {
+                Ok((stream, _)) => arrived = Some(stream),
+                // Out of file descriptors, or a connection reset before it
+                // was taken: back off a little.
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            },
+            slot = connections.slot(), if arrived.is_some() => {
+                if let (Some(stream), Some(slot)) = (arrived.take(), slot) {
+                    connections.serve(stream, slot, &state);
                 }
             }
         }
     }
-    take_backlog(listener, &limit, &state, &connections);
+    take_backlog(listener, arrived, &connections, &state).await;
     // Connections taken while draining close after their one answer: give
     // them a moment to read their request and answer it, so that none is
-    // closed with its request unread. (All permits back = every connection
+    // closed with its request unread. (All slots back = every connection
     // closed.)
     if let Ok(all) = u32::try_from(MAX_CONNECTIONS) {
-        let settled = Arc::clone(&limit).acquire_many_owned(all);
+        let settled = Arc::clone(&connections.slots).acquire_many_owned(all);
         let _ = tokio::time::timeout(SETTLE_WINDOW, settled).await;
     }
-    // Every answer is written before the process goes: connections finish
-    // the request they are on, idle ones close.
-    let _ = tokio::time::timeout(CLOSE_WINDOW, connections.shutdown()).await;
+    // Connections that still have not sent a byte just close; every answer
+    // is written before the process goes: connections finish the request
+    // they are on, idle ones close.
+    connections.silent.close_all();
+    let _ = tokio::time::timeout(CLOSE_WINDOW, connections.graceful.shutdown()).await;
     state
         .logger
         .log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
     ExitCode::SUCCESS
 }
 
-/// After the drain: serves the connections already waiting in the backlog
-/// (they get 503 `draining` and close), then stops listening, so that a
-/// connection made after this is refused — which a client knows never ran —
-/// instead of being reset after it sent its request. The listener leaves the
-/// reactor first, so that every accept asks the kernel rather than trusting
-/// a readiness the reactor may not have seen yet.
-fn take_backlog(
+/// After the drain: serves the connection taken but not yet served and
+/// those still waiting in the backlog (they get 503 `draining` and close),
+/// then stops listening, so that a connection made after this is refused —
+/// which a client knows never ran — instead of being reset after it sent
+/// its request. The listener leaves the reactor first, so that every accept
+/// asks the kernel rather than trusting a readiness the reactor may not have
+/// seen yet.
+async fn take_backlog(
     listener: TcpListener,
-    limit: &Arc<Semaphore>,
+    arrived: Option<TcpStream>,
+    connections: &Connections,
     state: &Arc<ServiceState>,
-    connections: &GracefulShutdown,
 ) {
-    let Ok(listener) = listener.into_std() else {
-        return;
-    };
+    let listener = listener.into_std().ok();
     // Non-blocking (as tokio left it): an empty backlog ends the loop.
-    for _ in 0..MAX_CONNECTIONS {
-        let Ok((stream, _)) = listener.accept() else {
-            break;
-        };
-        let stream = stream
+    let accept_now = || {
+        let (stream, _) = listener.as_ref()?.accept().ok()?;
+        stream
             .set_nonblocking(true)
-            .and_then(|()| tokio::net::TcpStream::from_std(stream));
-        let (Ok(stream), Ok(permit)) = (stream, Arc::clone(limit).try_acquire_owned()) else {
+            .and_then(|()| TcpStream::from_std(stream))
+            .ok()
+    };
+    let mut next = arrived;
+    for _ in 0..=MAX_CONNECTIONS {
+        let Some(stream) = next.take().or_else(accept_now) else {
             break;
         };
-        serve_connection(stream, permit, state, connections);
+        let Ok(Some(slot)) = tokio::time::timeout(SETTLE_WINDOW, connections.slot()).await else {
+            break;
+        };
+        connections.serve(stream, slot, state);
     }
     // The listener closes here.
 }
@@ -460,40 +478,72 @@ async fn bind(host: &str, port: u16) -> std::io::Result<TcpListener> {
     }))
 }
 
-/// Accepts a connection once there is room for one; `None` after a failed
-/// accept (out of file descriptors, a reset), after a short back-off.
-async fn accept(
-    listener: &TcpListener,
-    limit: &Arc<Semaphore>,
-) -> Option<(tokio::net::TcpStream, OwnedSemaphorePermit)> {
-    let permit = Arc::clone(limit).acquire_owned().await.ok()?;
-    match listener.accept().await {
-        Ok((stream, _)) => Some((stream, permit)),
-        Err(_) => {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            None
-        }
-    }
+/// The connections being served: their slots, the ones among them that
+/// have not sent a byte yet, and their graceful shutdown.
+struct Connections {
+    /// One permit per connection, [`MAX_CONNECTIONS`] in all.
+    slots: Arc<Semaphore>,
+    silent: Arc<SilentConnections>,
+    graceful: GracefulShutdown,
 }
 
-fn serve_connection(
-    stream: tokio::net::TcpStream,
-    permit: OwnedSemaphorePermit,
-    state: &Arc<ServiceState>,
-    connections: &GracefulShutdown,
-) {
-    let _ = stream.set_nodelay(true);
-    let state = Arc::clone(state);
-    let service = service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
-    let connection = http1::Builder::new()
-        .timer(TokioTimer::new())
-        .header_read_timeout(HEADER_TIMEOUT)
-        .serve_connection(TokioIo::new(stream), service);
-    let connection = connections.watch(connection);
-    tokio::spawn(async move {
-        let _ = connection.await;
-        drop(permit);
-    });
+impl Connections {
+    fn new() -> Self {
+        Self {
+            slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+            silent: Arc::new(SilentConnections::default()),
+            graceful: GracefulShutdown::new(),
+        }
+    }
+
+    /// A slot for a new connection: a free one; else that of the oldest
+    /// connection that has not sent a byte yet, which is closed for it;
+    /// else (every connection is serving) the first one to free up.
+    /// `None` only if the semaphore were closed, which it never is.
+    async fn slot(&self) -> Option<OwnedSemaphorePermit> {
+        if let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() {
+            return Some(slot);
+        }
+        // The closed connection's task gives its slot back as it ends.
+        self.silent.close_oldest();
+        Arc::clone(&self.slots).acquire_owned().await.ok()
+    }
+
+    /// Serves `stream` on its own task, holding `slot` until it closes.
+    fn serve(&self, stream: TcpStream, slot: OwnedSemaphorePermit, state: &Arc<ServiceState>) {
+        let _ = stream.set_nodelay(true);
+        let state = Arc::clone(state);
+        let silent = Arc::clone(&self.silent);
+        let watcher = self.graceful.watcher();
+        let (id, closed) = silent.enter();
+        let opened = tokio::time::Instant::now();
+        tokio::spawn(async move {
+            // Until its first byte, the connection may be closed to make
+            // room for a new one (or at exit), and is closed at the header
+            // timeout as hyper would. (A peek, not `readable()`, which may
+            // report a fresh socket readable before any byte came.)
+            let mut first = [0u8; 1];
+            let heard = tokio::select! {
+                peeked = tokio::time::timeout(HEADER_TIMEOUT, stream.peek(&mut first)) => {
+                    matches!(peeked, Ok(Ok(n)) if n > 0)
+                }
+                _ = closed => false,
+            };
+            silent.leave(id);
+            if heard {
+                let service =
+                    service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
+                // The wait for the first byte counts: the head is due
+                // HEADER_TIMEOUT after the connection opened.
+                let connection = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(HEADER_TIMEOUT.saturating_sub(opened.elapsed()))
+                    .serve_connection(TokioIo::new(stream), service);
+                let _ = watcher.watch(connection).await;
+            }
+            drop(slot);
+        });
+    }
 }
 
 /// Logs every panic as a record instead of the default message: a pack
