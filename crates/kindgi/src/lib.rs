@@ -79,6 +79,7 @@ mod error;
 mod files;
 pub mod index;
 mod log;
+mod percent;
 mod schema;
 mod service;
 mod source;
@@ -93,10 +94,11 @@ pub use authoring::tool::{Pause, Reply, ReplyValue, Tool, ToolOutput};
 pub use cancel::{CancelReason, Cancellation};
 pub use context::{ToolContext, WaitLink};
 pub use error::{PauseNotAvailable, ToolError};
-pub use files::{Files, FilesError, FilesNotAvailable, Read, Stored, encode_component};
+pub use files::{Files, FilesError, FilesNotAvailable, Read, Stored};
 pub use kindgi_macros::{check, tool};
 pub use kindgi_protocol as protocol;
 pub use kindgi_protocol::{CheckResult, Connection, FileValue, NotRead, NotStored, Secret};
+pub use percent::encode_component;
 pub use schema::schema_for;
 
 /// The process's allocator with the `mimalloc` feature: see the feature's
