@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
-use http::{HeaderMap, Method, Request, StatusCode};
+use http::header::{AsHeaderName, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use http::{HeaderMap, HeaderName, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
 use kindgi_protocol::{Request as Message, headers, parse_request};
@@ -22,6 +22,16 @@ pub(crate) type HttpResponse = hyper::Response<Full<Bytes>>;
 
 /// How long a client may take to send a request body.
 const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+
+// The protocol's headers as header names, made once: looking a header up
+// by a `&str` parses the name on every lookup.
+const PACK_TOKEN: HeaderName = HeaderName::from_static(headers::PACK_TOKEN);
+const TENANT_ID: HeaderName = HeaderName::from_static(headers::TENANT_ID);
+const TIMEOUT_MS: HeaderName = HeaderName::from_static(headers::TIMEOUT_MS);
+const TRACEPARENT: HeaderName = HeaderName::from_static(headers::TRACEPARENT);
+const REQUEST_ID: HeaderName = HeaderName::from_static(headers::REQUEST_ID);
+const DURATION_MS: HeaderName = HeaderName::from_static(headers::DURATION_MS);
+const ARTIFACT_VERSION: HeaderName = HeaderName::from_static(headers::ARTIFACT_VERSION);
 
 fn json(status: StatusCode, body: impl Into<Bytes>) -> HttpResponse {
     let mut response = hyper::Response::new(Full::new(body.into()));
@@ -50,7 +60,7 @@ fn overloaded() -> HttpResponse {
     unavailable(serde_json::json!({"error": "overloaded"}))
 }
 
-fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+fn header(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
 
@@ -69,7 +79,7 @@ fn not_serving(state: &ServiceState) -> Option<HttpResponse> {
 
 fn token_ok(state: &ServiceState, headers: &HeaderMap) -> bool {
     let sent = headers
-        .get(headers::PACK_TOKEN)
+        .get(PACK_TOKEN)
         .map(|v| v.as_bytes())
         .unwrap_or_default();
     bool::from(sent.ct_eq(state.token.as_bytes()))
@@ -78,7 +88,7 @@ fn token_ok(state: &ServiceState, headers: &HeaderMap) -> bool {
 fn tenant_ok(state: &ServiceState, headers: &HeaderMap) -> bool {
     match &state.tenant_id {
         None => true,
-        Some(pinned) => header(headers, headers::TENANT_ID).is_some_and(|t| t == pinned),
+        Some(pinned) => header(headers, TENANT_ID).is_some_and(|t| t == pinned),
     }
 }
 
@@ -185,20 +195,20 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
     if state.capacity.available_permits() == 0 {
         return overloaded();
     }
-    if !header(headers, CONTENT_TYPE.as_str()).is_some_and(|t| t.contains("application/json")) {
+    if !header(headers, CONTENT_TYPE).is_some_and(|t| t.contains("application/json")) {
         return error(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Content-Type must be application/json",
         );
     }
     let too_large = || error(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
-    let declared = header(headers, CONTENT_LENGTH.as_str()).and_then(|v| v.parse::<u64>().ok());
+    let declared = header(headers, CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > headers::MAX_BODY_BYTES as u64) {
         return too_large();
     }
-    let timeout_ms = headers::parse_timeout_ms(header(headers, headers::TIMEOUT_MS));
-    let trace = header(headers, headers::TRACEPARENT).and_then(trace_ids);
-    let header_request_id = header(headers, headers::REQUEST_ID).map(str::to_owned);
+    let timeout_ms = headers::parse_timeout_ms(header(headers, TIMEOUT_MS));
+    let trace = header(headers, TRACEPARENT).and_then(trace_ids);
+    let header_request_id = header(headers, REQUEST_ID).map(str::to_owned);
 
     let body = Limited::new(request.into_body(), headers::MAX_BODY_BYTES);
     let body = match tokio::time::timeout(BODY_TIMEOUT, body.collect()).await {
@@ -244,11 +254,11 @@ fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpRespon
             let mut response = json(StatusCode::OK, body);
             let headers = response.headers_mut();
             headers.insert(
-                headers::DURATION_MS,
+                DURATION_MS,
                 http::HeaderValue::from(started.elapsed().as_millis() as u64),
             );
-            if let Ok(version) = http::HeaderValue::from_str(&state.index.artifact_version) {
-                headers.insert(headers::ARTIFACT_VERSION, version);
+            if let Some(version) = &state.artifact_version_header {
+                headers.insert(ARTIFACT_VERSION, version.clone());
             }
             response
         }

@@ -184,6 +184,7 @@ fn boot(
     let capacity = Arc::new(Semaphore::new(config.max_concurrency));
     Ok(ServiceState {
         info_body: info_body(&index, &missing_env, &index_hash),
+        artifact_version_header: ::http::HeaderValue::from_str(&index.artifact_version).ok(),
         index,
         tools,
         checks,
@@ -239,6 +240,7 @@ pub(crate) fn in_memory_state(
     let (tools, checks) = load(pack, &index)?;
     Ok(ServiceState {
         info_body: info_body(&index, &[], "sha256:"),
+        artifact_version_header: ::http::HeaderValue::from_str(&index.artifact_version).ok(),
         index,
         tools,
         checks,

@@ -45,6 +45,9 @@ pub(crate) struct ServiceState {
     /// The tool-files client, built on first use: see [`ServiceState::http`].
     pub(crate) http: OnceLock<reqwest::Client>,
     pub(crate) info_body: Bytes,
+    /// `Kindgi-Artifact-Version` of every answer, made once (`None` if the
+    /// version can't be a header value).
+    pub(crate) artifact_version_header: Option<http::HeaderValue>,
 }
 
 impl ServiceState {
