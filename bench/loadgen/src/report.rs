@@ -249,7 +249,7 @@ fn rows(targets: &[TargetResult]) -> Vec<Row> {
     rows
 }
 
-/// A goal of the issue, checked against the numbers.
+/// A performance goal of the service, checked against the numbers.
 struct Goal {
     what: String,
     measured: String,
