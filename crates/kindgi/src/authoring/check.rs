@@ -8,6 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::numbers::integral_floats_as_integers;
 use crate::{SourceFile, ToolError, schema_for};
 
 /// The run trace a check evaluates (`RunTrace` of `@kindgi/guardrails`).
@@ -244,7 +245,9 @@ impl Guardrail {
             self.config_schema = Some(schema_for::<C>());
         }
         self.evaluate = Some(Arc::new(move |config, trace| {
-            let config = match serde_json::from_value::<C>(Value::Object(config)) {
+            let mut config = Value::Object(config);
+            integral_floats_as_integers(&mut config);
+            let config = match serde_json::from_value::<C>(config) {
                 Ok(config) => config,
                 Err(e) => return CheckOutcome::BadConfig(e.to_string()),
             };

@@ -3,5 +3,6 @@
 pub(crate) mod agent;
 pub(crate) mod check;
 pub mod flow;
+mod numbers;
 pub(crate) mod pack;
 pub(crate) mod tool;

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
+use super::numbers::integral_floats_as_integers;
 use crate::{SourceFile, ToolContext, ToolError, schema_for};
 
 /// A boxed future the service awaits.
@@ -362,6 +363,8 @@ impl Tool {
         self.handler = Some(Handler::Async(Arc::new(move |input, ctx| {
             let handler = Arc::clone(&handler);
             Box::pin(async move {
+                let mut input = input;
+                integral_floats_as_integers(&mut input);
                 match serde_json::from_value::<I>(input) {
                     Ok(input) => finish(handler(input, ctx).await),
                     Err(e) => Outcome::BadInput(e.to_string()),
@@ -382,13 +385,13 @@ impl Tool {
         E: Into<ToolError> + 'static,
     {
         self.set_types::<I, O>();
-        self.handler =
-            Some(Handler::Blocking(Arc::new(
-                move |input, ctx| match serde_json::from_value::<I>(input) {
-                    Ok(input) => finish(handler(input, ctx)),
-                    Err(e) => Outcome::BadInput(e.to_string()),
-                },
-            )));
+        self.handler = Some(Handler::Blocking(Arc::new(move |mut input, ctx| {
+            integral_floats_as_integers(&mut input);
+            match serde_json::from_value::<I>(input) {
+                Ok(input) => finish(handler(input, ctx)),
+                Err(e) => Outcome::BadInput(e.to_string()),
+            }
+        })));
         self
     }
 
