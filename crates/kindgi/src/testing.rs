@@ -280,6 +280,7 @@ impl TestPack {
         let wait_token = context.call.wait_token.clone();
         let started = Instant::now();
         let meta = CallMeta {
+            large: false,
             started,
             deadline: started + context.timeout,
             trace: None,

@@ -272,6 +272,35 @@ async fn a_list_of_wrong_items_takes_bounded_memory() {
     assert!(growth < 512 * 1024, "+{growth} KiB");
 }
 
+/// Schema work on a large body runs off the async workers (F10): while
+/// more calls than there are workers each validate 500 000 wrong items
+/// (seconds of work in a debug build), `/healthz` is answered at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn validating_large_bodies_leaves_the_workers_free() {
+    let _heavy = heavy().await;
+    let service = start(&ServiceOptions::default());
+    let body = invoke_raw("stress.count", &wrong_items(500_000));
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let validations = (0..workers + 2).map(|_| send(&service, body.clone()));
+    let probe = async {
+        // Once the validations are under way.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let started = Instant::now();
+        let answer = http::exchange(service.addr(), &Request::get("/healthz"), WAIT)
+            .await
+            .expect_answer("healthz");
+        (answer.status, started.elapsed())
+    };
+    let (answers, (status, waited)) = tokio::join!(futures::future::join_all(validations), probe);
+    assert_eq!(status, 200);
+    assert!(waited < Duration::from_secs(1), "healthz waited {waited:?}");
+    for (answer, took) in answers {
+        assert_eq!(answer.json()["code"], "input-validation-failed");
+        // The probe came while they were still validating.
+        assert!(took > Duration::from_millis(300) + waited, "{took:?}");
+    }
+}
+
 /// `{"items":[0,0,…]}` with `n` numbers where strings are wanted.
 fn wrong_items(n: usize) -> String {
     let mut items = String::with_capacity(n * 2 + 16);

@@ -13,7 +13,9 @@ use hyper::body::Incoming;
 use kindgi_protocol::{Request as Message, headers, parse_request};
 use subtle::ConstantTimeEq;
 
-use super::invoke::{Answer, CallMeta, deadline_after, run_check, run_tool};
+use super::invoke::{
+    Answer, CallMeta, LARGE_BODY_BYTES, deadline_after, off_worker, run_check, run_tool,
+};
 use super::state::ServiceState;
 use super::traceparent::trace_ids;
 
@@ -227,11 +229,13 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
         return overloaded();
     };
     let started = Instant::now();
-    let message = match parse_request(&body) {
+    let large = body.len() >= LARGE_BODY_BYTES;
+    let message = match off_worker(large, || parse_request(&body)) {
         Ok(message) => message,
         Err(e) => return answer(&state, started, Answer::Message(e.into())),
     };
     let meta = CallMeta {
+        large,
         started,
         deadline: deadline_after(timeout_ms),
         trace,

@@ -26,9 +26,32 @@ pub(crate) enum Answer {
     TenantMismatch,
 }
 
+/// Request bodies from this size on are parsed and checked against their
+/// schemas through [`off_worker`].
+pub(crate) const LARGE_BODY_BYTES: usize = 256 * 1024;
+
+/// Runs CPU-bound work of a large call (parsing, default filling,
+/// validation: tens of milliseconds for a few megabytes, more for a body
+/// full of wrong values) without holding up the other calls of this async
+/// worker: on the multi-thread runtime, [`tokio::task::block_in_place`]
+/// hands them to another worker while it runs. Small work runs in place:
+/// handing over costs more than it saves.
+pub(crate) fn off_worker<R>(large: bool, work: impl FnOnce() -> R) -> R {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    let multi_thread = Handle::try_current()
+        .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread);
+    if large && multi_thread {
+        tokio::task::block_in_place(work)
+    } else {
+        work()
+    }
+}
+
 /// The transport's facts about a call.
 #[derive(Debug, Clone)]
 pub(crate) struct CallMeta {
+    /// Whether the body was large: see [`off_worker`].
+    pub(crate) large: bool,
     pub(crate) started: Instant,
     pub(crate) deadline: Instant,
     pub(crate) trace: Option<(String, String)>,
@@ -144,8 +167,11 @@ pub(crate) async fn tool_response(
         );
     }
     let mut input = invoke.input;
-    tool.input.fill_defaults(&mut input);
-    if let Err(issues) = tool.input.validate(&input) {
+    let checked = off_worker(meta.large, || {
+        tool.input.fill_defaults(&mut input);
+        tool.input.validate(&input)
+    });
+    if let Err(issues) = checked {
         return Response::Error(
             ErrorResponse::new(
                 ErrorCode::InputValidationFailed,
@@ -169,17 +195,19 @@ pub(crate) async fn tool_response(
         }
     };
     match outcome {
-        Outcome::Reply(ReplyValue::Output(output)) => match tool.output.validate(&output) {
-            Ok(()) => Response::result(output),
-            Err(issues) => Response::Error(
-                ErrorResponse::new(
-                    ErrorCode::OutputValidationFailed,
-                    format!("Tool \"{id}\" handler produced output that failed validation"),
-                )
-                .for_tool(id)
-                .with_issues(issues),
-            ),
-        },
+        Outcome::Reply(ReplyValue::Output(output)) => {
+            match off_worker(meta.large, || tool.output.validate(&output)) {
+                Ok(()) => Response::result(output),
+                Err(issues) => Response::Error(
+                    ErrorResponse::new(
+                        ErrorCode::OutputValidationFailed,
+                        format!("Tool \"{id}\" handler produced output that failed validation"),
+                    )
+                    .for_tool(id)
+                    .with_issues(issues),
+                ),
+            }
+        }
         Outcome::Reply(ReplyValue::Pause(pause)) => pause_response(tool, can_pause, pause),
         Outcome::BadInput(message) => Response::Error(
             ErrorResponse::new(
@@ -406,7 +434,9 @@ pub(crate) fn run_check(state: &ServiceState, invoke: CheckInvoke, meta: &CallMe
         cancellation: Cancellation::new(),
         ended_at: Arc::new(OnceLock::new()),
     };
-    let response = check_response(state, invoke);
+    // A check's `evaluate` is the pack's own synchronous code: over a large
+    // trace it runs off the worker too.
+    let response = off_worker(meta.large, || check_response(state, invoke));
     record.finish(&response);
     Answer::Message(response)
 }
