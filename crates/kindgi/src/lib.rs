@@ -69,6 +69,21 @@
 //!
 //! The pack's id, version and declared env live in its `Cargo.toml`
 //! under `[package.metadata.kindgi]` (see [`index::PackConfig`]).
+//!
+//! # Features
+//!
+//! - `https` (default): HTTPS to the runtime's tool-files URL, through the
+//!   platform's TLS library.
+//! - `testing`: [`testing`] with an in-process dev runtime for files and
+//!   pauses.
+//! - `mimalloc`: mimalloc as the process's global allocator. A pack
+//!   service allocates for every call; with it the fixture pack serves
+//!   echo calls with about a seventh fewer instructions (`bench/`). Leave
+//!   it off when the binary sets its own `#[global_allocator]`:
+//!
+//!   ```toml
+//!   kindgi = { version = "0.1", features = ["mimalloc"] }
+//!   ```
 
 #![deny(missing_docs)]
 
