@@ -38,6 +38,19 @@ fn params<const N: usize>(entries: [(&str, Value); N]) -> Map<String, Value> {
         .collect()
 }
 
+/// The keyword of a size error (`minLength` … `maxProperties`), whether
+/// its limit is a floor (`fewer`) or a ceiling (`more`), and what it counts.
+fn size_keyword(kind: &ValidationErrorKind) -> (&'static str, &'static str, &'static str) {
+    match kind {
+        ValidationErrorKind::MinLength { .. } => ("minLength", "fewer", "characters"),
+        ValidationErrorKind::MaxLength { .. } => ("maxLength", "more", "characters"),
+        ValidationErrorKind::MinItems { .. } => ("minItems", "fewer", "items"),
+        ValidationErrorKind::MaxItems { .. } => ("maxItems", "more", "items"),
+        ValidationErrorKind::MinProperties { .. } => ("minProperties", "fewer", "properties"),
+        _ => ("maxProperties", "more", "properties"),
+    }
+}
+
 fn limit_value(value: Option<&Value>, fallback: u64) -> Value {
     value.map_or_else(|| Value::from(fallback), js::normalize)
 }
@@ -328,66 +341,20 @@ impl<'s, 'i> Collector<'s, 'i> {
                     limit,
                 );
             }
-            ValidationErrorKind::MinLength { limit } => {
+            ValidationErrorKind::MinLength { limit }
+            | ValidationErrorKind::MaxLength { limit }
+            | ValidationErrorKind::MinItems { limit }
+            | ValidationErrorKind::MaxItems { limit }
+            | ValidationErrorKind::MinProperties { limit }
+            | ValidationErrorKind::MaxProperties { limit } => {
+                let (keyword, bound, unit) = size_keyword(error.kind());
                 self.size(
                     key,
                     instance_path,
                     schema_path,
-                    ("minLength", sibling("minLength"), *limit),
-                    "fewer",
-                    "characters",
-                );
-            }
-            ValidationErrorKind::MaxLength { limit } => {
-                self.size(
-                    key,
-                    instance_path,
-                    schema_path,
-                    ("maxLength", sibling("maxLength"), *limit),
-                    "more",
-                    "characters",
-                );
-            }
-            ValidationErrorKind::MinItems { limit } => {
-                self.size(
-                    key,
-                    instance_path,
-                    schema_path,
-                    ("minItems", sibling("minItems"), *limit),
-                    "fewer",
-                    "items",
-                );
-            }
-            ValidationErrorKind::MaxItems { limit } => {
-                self.size(
-                    key,
-                    instance_path,
-                    schema_path,
-                    ("maxItems", sibling("maxItems"), *limit),
-                    "more",
-                    "items",
-                );
-            }
-            ValidationErrorKind::MinProperties { limit } => {
-                let value = sibling("minProperties");
-                self.size(
-                    key,
-                    instance_path,
-                    schema_path,
-                    ("minProperties", value, *limit),
-                    "fewer",
-                    "properties",
-                );
-            }
-            ValidationErrorKind::MaxProperties { limit } => {
-                let value = sibling("maxProperties");
-                self.size(
-                    key,
-                    instance_path,
-                    schema_path,
-                    ("maxProperties", value, *limit),
-                    "more",
-                    "properties",
+                    (keyword, sibling(keyword), *limit),
+                    bound,
+                    unit,
                 );
             }
             ValidationErrorKind::Enum { options } => {
