@@ -157,11 +157,12 @@ impl Record {
     }
 }
 
-/// The current time as the records write it, e.g. `2026-01-01T00:00:00.000Z`.
+/// Calls `write` with the current time as the records write it, e.g.
+/// `2026-01-01T00:00:00.000Z`.
 ///
 /// Formatted once a millisecond per thread: under load many records share
 /// a millisecond.
-fn now() -> String {
+fn with_now<R>(write: impl FnOnce(&str) -> R) -> R {
     use std::cell::RefCell;
     thread_local! {
         static LAST: RefCell<(i128, String)> = const { RefCell::new((i128::MIN, String::new())) };
@@ -179,36 +180,40 @@ fn now() -> String {
                 .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned());
             *last = (millis, text);
         }
-        last.1.clone()
+        write(&last.1)
     })
 }
 
-/// Writes `value` as a JSON string, escaped exactly as serde_json escapes
-/// (`"`, `\\` and control characters), without its machinery when nothing
-/// needs escaping — the common case for ids and messages.
+/// Writes `value` as a JSON string, escaped exactly as serde_json escapes.
 fn json_str(out: &mut Vec<u8>, value: &str) {
+    out.push(b'"');
+    json_str_contents(out, value);
+    out.push(b'"');
+}
+
+/// Writes `value` escaped as inside a JSON string (`"`, `\\` and control
+/// characters, as serde_json does), without the quotes; without serde_json
+/// when nothing needs escaping — the common case for ids and messages.
+fn json_str_contents(out: &mut Vec<u8>, value: &str) {
     // A fold rather than `all`: no early exit, so the compiler checks many
     // bytes at once.
     let needs_escape = value.bytes().fold(false, |any, b| {
         any | (b < 0x20) | (b == b'"') | (b == b'\\')
     });
     if !needs_escape {
-        out.push(b'"');
         out.extend_from_slice(value.as_bytes());
-        out.push(b'"');
-    } else {
-        let _ = serde_json::to_writer(&mut *out, value);
+        return;
     }
+    let quoted = serde_json::to_vec(value).unwrap_or_default();
+    let contents = quoted.get(1..quoted.len().saturating_sub(1));
+    out.extend_from_slice(contents.unwrap_or_default());
 }
 
-/// Writes `,"name":` (no comma before the first key of a line). Names are
+/// Writes `,"name":`: every key comes after the line's head. Names are
 /// this crate's own field names, which need no escaping.
 fn key(out: &mut Vec<u8>, name: &'static str) {
     debug_assert!(name.bytes().all(|b| b.is_ascii_alphanumeric()));
-    if out.len() > 1 {
-        out.push(b',');
-    }
-    out.push(b'"');
+    out.extend_from_slice(b",\"");
     out.extend_from_slice(name.as_bytes());
     out.extend_from_slice(b"\":");
 }
@@ -289,19 +294,10 @@ impl CallFacts<'_> {
         // `"<target> <id> <outcome> <ms>ms"`: escaping the parts one by one
         // is escaping the whole, as JSON escapes character by character.
         out.extend_from_slice(br#","message":""#);
-        let inner = |out: &mut Vec<u8>, text: &str| {
-            let start = out.len();
-            json_str(out, text);
-            // Drop the quotes `json_str` put around it.
-            out.remove(start);
-            out.pop();
-        };
-        inner(&mut out, self.target);
-        out.push(b' ');
-        inner(&mut out, self.id);
-        out.push(b' ');
-        inner(&mut out, self.outcome);
-        out.push(b' ');
+        for part in [self.target, self.id, self.outcome] {
+            json_str_contents(&mut out, part);
+            out.push(b' ');
+        }
         out.extend_from_slice(ms.as_bytes());
         out.extend_from_slice(b"ms\"");
         ids_fields(&mut out, &self.ids);
@@ -440,12 +436,13 @@ impl Logger {
         if !self.enabled(record.level) {
             return;
         }
-        let time = now();
-        let line = if self.json {
-            record.json_line(&time)
-        } else {
-            record.pretty_line(&time).into_bytes()
-        };
+        let line = with_now(|time| {
+            if self.json {
+                record.json_line(time)
+            } else {
+                record.pretty_line(time).into_bytes()
+            }
+        });
         self.write(line);
     }
 
@@ -454,12 +451,13 @@ impl Logger {
         if !self.enabled(call.level()) {
             return;
         }
-        let time = now();
-        let line = if self.json {
-            call.json_line(&time)
-        } else {
-            call.into_record().pretty_line(&time).into_bytes()
-        };
+        let line = with_now(|time| {
+            if self.json {
+                call.json_line(time)
+            } else {
+                call.into_record().pretty_line(time).into_bytes()
+            }
+        });
         self.write(line);
     }
 
@@ -547,6 +545,7 @@ mod tests {
 
     #[test]
     fn the_time_is_cached_per_millisecond_but_moves_on() {
+        let now = || with_now(str::to_owned);
         let first = now();
         assert_eq!(first.len(), "2026-01-01T00:00:00.000Z".len());
         std::thread::sleep(std::time::Duration::from_millis(3));
