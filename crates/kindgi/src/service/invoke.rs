@@ -38,9 +38,11 @@ pub(crate) const LARGE_BODY_BYTES: usize = 256 * 1024;
 /// handing over costs more than it saves.
 pub(crate) fn off_worker<R>(large: bool, work: impl FnOnce() -> R) -> R {
     use tokio::runtime::{Handle, RuntimeFlavor};
-    let multi_thread = Handle::try_current()
-        .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread);
-    if large && multi_thread {
+    let multi_thread = || {
+        Handle::try_current()
+            .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
+    };
+    if large && multi_thread() {
         tokio::task::block_in_place(work)
     } else {
         work()
@@ -349,9 +351,9 @@ async fn run_handler(
     cancellation: &Cancellation,
     ended_at: Arc<OnceLock<Instant>>,
 ) -> Result<Outcome, ErrorCode> {
-    // Either the handler's outcome or its panic's payload; `Err` when the
-    // deadline passed first.
-    let joined: Result<Result<Outcome, Panicked>, _> = match &tool.handler {
+    // The handler's outcome (a panic is a thrown error), or the code of a
+    // call that ended without one; `Err` when the deadline passed first.
+    let ran = match &tool.handler {
         Handler::Async(handler) => {
             // Polled right here, on the call's own task: no task to spawn
             // and wake per call. Dropping the call (a caller that went
@@ -359,7 +361,7 @@ async fn run_handler(
             let run = AssertUnwindSafe(handler(input, ctx)).catch_unwind();
             tokio::time::timeout_at(meta.deadline.into(), run)
                 .await
-                .map(|ran| ran.map_err(Panicked::Payload))
+                .map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
         }
         Handler::Blocking(handler) => {
             let handler = Arc::clone(handler);
@@ -384,31 +386,26 @@ async fn run_handler(
             tokio::time::timeout_at(meta.deadline.into(), task)
                 .await
                 .map(|joined| {
-                    joined.map_err(|error| match error.try_into_panic() {
-                        Ok(payload) => Panicked::Payload(payload),
-                        Err(_) => Panicked::Cancelled,
+                    // Not a panic: the runtime is shutting down.
+                    joined.or_else(|error| {
+                        error
+                            .try_into_panic()
+                            .map(|payload| panicked(&*payload))
+                            .map_err(|_| ErrorCode::Cancelled)
                     })
                 })
         }
     };
-    match joined {
-        Ok(Ok(outcome)) => Ok(outcome),
-        Ok(Err(Panicked::Payload(payload))) => Ok(Outcome::Failed(panic_error(&*payload))),
-        Ok(Err(Panicked::Cancelled)) => Err(ErrorCode::Cancelled),
-        Err(_elapsed) => {
-            let _ = ended_at.set(Instant::now());
-            cancellation.cancel(CancelReason::Deadline);
-            Err(ErrorCode::DeadlineExceeded)
-        }
-    }
+    ran.unwrap_or_else(|_elapsed| {
+        let _ = ended_at.set(Instant::now());
+        cancellation.cancel(CancelReason::Deadline);
+        Err(ErrorCode::DeadlineExceeded)
+    })
 }
 
-/// How a handler ended without an outcome.
-enum Panicked {
-    /// It panicked, with this payload.
-    Payload(Box<dyn std::any::Any + Send>),
-    /// Its blocking task was cancelled (the runtime shutting down).
-    Cancelled,
+/// A handler's panic, as the thrown error of its call.
+fn panicked(payload: &(dyn std::any::Any + Send)) -> Outcome {
+    Outcome::Failed(panic_error(payload))
 }
 
 fn panic_error(payload: &(dyn std::any::Any + Send)) -> ToolError {
