@@ -62,6 +62,11 @@ fn overloaded() -> HttpResponse {
     unavailable(serde_json::json!({"error": "overloaded"}))
 }
 
+/// 503 `draining`: the service is stopping.
+fn draining() -> HttpResponse {
+    unavailable(serde_json::json!({"error": "draining"}))
+}
+
 fn header(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
     headers.get(name).and_then(|v| v.to_str().ok())
 }
@@ -69,7 +74,7 @@ fn header(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
 /// The first reason the service can't take a call, as its 503 answer.
 fn not_serving(state: &ServiceState) -> Option<HttpResponse> {
     if state.is_draining() {
-        return Some(unavailable(serde_json::json!({"error": "draining"})));
+        return Some(draining());
     }
     if state.blocked_by_env() {
         return Some(unavailable(
@@ -107,11 +112,10 @@ pub(crate) async fn answer_guarded(
     state: Arc<ServiceState>,
     request: Request<Incoming>,
 ) -> Result<HttpResponse, Infallible> {
-    let draining = Arc::clone(&state);
-    let mut response = guarded(handle(state, request)).await;
+    let mut response = guarded(handle(Arc::clone(&state), request)).await;
     // While draining, every answer closes its connection, so that a client
     // never sends its next request on a connection about to be closed.
-    if draining.is_draining() {
+    if state.is_draining() {
         response.headers_mut().insert(
             http::header::CONNECTION,
             http::HeaderValue::from_static("close"),
@@ -189,7 +193,7 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
     // never ends with this call running.
     let _in_flight = state.in_flight.enter();
     if state.is_draining() {
-        return unavailable(serde_json::json!({"error": "draining"}));
+        return draining();
     }
     // No room: refused before the body, as the contract says. The permit
     // itself is taken only once the body is in (below), so that a client
