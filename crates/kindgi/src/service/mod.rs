@@ -2,6 +2,7 @@
 //! runtime over pack protocol v2.
 
 mod config;
+mod connections;
 mod env_filter;
 mod http;
 pub(crate) mod invoke;
@@ -15,37 +16,26 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
-use hyper_util::server::graceful::GracefulShutdown;
 use kindgi_protocol::PackIndex;
 use kindgi_validate::Validator;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use tokio::net::{TcpListener, TcpSocket, TcpStream};
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::sync::Semaphore;
 
 use self::config::{ProcessEnv, ServiceConfig, parse_config};
-use self::state::{
-    CheckRuntime, InFlight, ServiceState, SilentConnections, ToolRuntime, info_body,
-};
+use self::connections::{Connections, MAX_CONNECTIONS};
+use self::state::{CheckRuntime, InFlight, ServiceState, ToolRuntime, info_body};
 use crate::Pack;
 use crate::log::{Level, Logger, Record};
 
 /// How long SIGTERM waits for the calls in flight.
 const DRAIN_WINDOW: Duration = Duration::from_secs(8);
-/// How long a client may take to send its request's headers.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long, after the drain, connections taken while draining get to read
 /// their request and answer it before idle ones are closed.
 const SETTLE_WINDOW: Duration = Duration::from_millis(250);
 /// How long, after the drain, connections get to write their last answers.
 const CLOSE_WINDOW: Duration = Duration::from_secs(1);
-/// The most connections served at once. Past it, a new connection takes the
-/// slot of the oldest one that has not sent a byte yet, or, when every
-/// connection has, waits in the listen backlog until one closes.
-const MAX_CONNECTIONS: usize = 4096;
 
 /// Runs `serve` with the arguments after it.
 pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
@@ -399,17 +389,12 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
     take_backlog(listener, arrived, &connections, &state).await;
     // Connections taken while draining close after their one answer: give
     // them a moment to read their request and answer it, so that none is
-    // closed with its request unread. (All slots back = every connection
-    // closed.)
-    if let Ok(all) = u32::try_from(MAX_CONNECTIONS) {
-        let settled = Arc::clone(&connections.slots).acquire_many_owned(all);
-        let _ = tokio::time::timeout(SETTLE_WINDOW, settled).await;
-    }
+    // closed with its request unread.
+    connections.settle(SETTLE_WINDOW).await;
     // Connections that still have not sent a byte just close; every answer
     // is written before the process goes: connections finish the request
     // they are on, idle ones close.
-    connections.silent.close_all();
-    let _ = tokio::time::timeout(CLOSE_WINDOW, connections.graceful.shutdown()).await;
+    connections.close(CLOSE_WINDOW).await;
     state
         .logger
         .log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
@@ -478,74 +463,6 @@ async fn bind(host: &str, port: u16) -> std::io::Result<TcpListener> {
             "no address to listen on",
         )
     }))
-}
-
-/// The connections being served: their slots, the ones among them that
-/// have not sent a byte yet, and their graceful shutdown.
-struct Connections {
-    /// One permit per connection, [`MAX_CONNECTIONS`] in all.
-    slots: Arc<Semaphore>,
-    silent: Arc<SilentConnections>,
-    graceful: GracefulShutdown,
-}
-
-impl Connections {
-    fn new() -> Self {
-        Self {
-            slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
-            silent: Arc::new(SilentConnections::default()),
-            graceful: GracefulShutdown::new(),
-        }
-    }
-
-    /// A slot for a new connection: a free one; else that of the oldest
-    /// connection that has not sent a byte yet, which is closed for it;
-    /// else (every connection is serving) the first one to free up.
-    /// `None` only if the semaphore were closed, which it never is.
-    async fn slot(&self) -> Option<OwnedSemaphorePermit> {
-        if let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() {
-            return Some(slot);
-        }
-        // The closed connection's task gives its slot back as it ends.
-        self.silent.close_oldest();
-        Arc::clone(&self.slots).acquire_owned().await.ok()
-    }
-
-    /// Serves `stream` on its own task, holding `slot` until it closes.
-    fn serve(&self, stream: TcpStream, slot: OwnedSemaphorePermit, state: &Arc<ServiceState>) {
-        let _ = stream.set_nodelay(true);
-        let state = Arc::clone(state);
-        let silent = Arc::clone(&self.silent);
-        let watcher = self.graceful.watcher();
-        let (id, closed) = silent.enter();
-        let opened = tokio::time::Instant::now();
-        tokio::spawn(async move {
-            // Until its first byte, the connection may be closed to make
-            // room for a new one (or at exit), and is closed at the header
-            // timeout as hyper would. (A peek, not `readable()`, which may
-            // report a fresh socket readable before any byte came.)
-            let mut first = [0u8; 1];
-            let heard = tokio::select! {
-                peeked = tokio::time::timeout(HEADER_TIMEOUT, stream.peek(&mut first)) => {
-                    matches!(peeked, Ok(Ok(n)) if n > 0)
-                }
-                _ = closed => false,
-            };
-            silent.leave(id);
-            if heard {
-                let service =
-                    service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
-                // The wait for the first byte counts: the head is due
-                // HEADER_TIMEOUT after the connection opened.
-                let connection = http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(HEADER_TIMEOUT.saturating_sub(opened.elapsed()))
-                    .serve_connection(TokioIo::new(stream), service);
-                let _ = watcher.watch(connection).await;
-            }
-            drop(slot);
-        });
-    }
 }
 
 /// Logs every panic as a record instead of the default message: a pack

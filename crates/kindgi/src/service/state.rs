@@ -1,14 +1,14 @@
 //! What the service knows once booted: the index, compiled validators,
 //! handlers, and the counters of its calls.
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
 use kindgi_protocol::{Info, InfoTool, PackIndex, ProtocolV2, ToolEntry};
 use kindgi_validate::Validator;
-use tokio::sync::{Notify, Semaphore, oneshot};
+use tokio::sync::{Notify, Semaphore};
 
 use super::config::EnvCheck;
 use crate::authoring::check::Evaluate;
@@ -130,50 +130,5 @@ impl Drop for InFlightGuard {
         if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
             self.0.idle.notify_waiters();
         }
-    }
-}
-
-/// The connections that have not sent their first byte yet, oldest first.
-/// When every connection slot is taken and a new connection comes, the
-/// oldest of them is closed to make room: connections that never send
-/// anything (no token is needed to open them) then can't hold every slot
-/// until the header timeout, while a connection serving a request is never
-/// closed for a newcomer.
-#[derive(Debug, Default)]
-pub(crate) struct SilentConnections {
-    /// By arrival: closing one is dropping its sender.
-    waiting: Mutex<BTreeMap<u64, oneshot::Sender<()>>>,
-    next: AtomicU64,
-}
-
-impl SilentConnections {
-    /// Counts a new connection in; the receiver resolves when it is to be
-    /// closed.
-    pub(crate) fn enter(&self) -> (u64, oneshot::Receiver<()>) {
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        let (close, closed) = oneshot::channel();
-        self.waiting().insert(id, close);
-        (id, closed)
-    }
-
-    /// Counts connection `id` out: it has sent a byte, or closed.
-    pub(crate) fn leave(&self, id: u64) {
-        self.waiting().remove(&id);
-    }
-
-    /// Closes the oldest silent connection; `false` when there is none.
-    pub(crate) fn close_oldest(&self) -> bool {
-        self.waiting().pop_first().is_some()
-    }
-
-    /// Closes every silent connection (at exit).
-    pub(crate) fn close_all(&self) {
-        self.waiting().clear();
-    }
-
-    /// The map, even if a thread panicked holding it (it stays consistent:
-    /// every change is a single map operation).
-    fn waiting(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, oneshot::Sender<()>>> {
-        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -1,0 +1,160 @@
+//! The connections the service serves: a slot each, at most
+//! [`MAX_CONNECTIONS`], and room made for newcomers by closing connections
+//! that never sent a byte.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use tokio::net::TcpStream;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+
+use super::http;
+use super::state::ServiceState;
+
+/// How long a client may take to send its request's headers.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most connections served at once. Past it, a new connection takes the
+/// slot of the oldest one that has not sent a byte yet, or, when every
+/// connection has, waits in the listen backlog until one closes.
+pub(super) const MAX_CONNECTIONS: usize = 4096;
+
+/// The connections being served: their slots, the ones among them that
+/// have not sent a byte yet, and their graceful shutdown.
+pub(super) struct Connections {
+    /// One permit per connection, [`MAX_CONNECTIONS`] in all.
+    slots: Arc<Semaphore>,
+    silent: Arc<SilentConnections>,
+    graceful: GracefulShutdown,
+}
+
+impl Connections {
+    pub(super) fn new() -> Self {
+        Self {
+            slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+            silent: Arc::new(SilentConnections::default()),
+            graceful: GracefulShutdown::new(),
+        }
+    }
+
+    /// A slot for a new connection: a free one; else that of the oldest
+    /// connection that has not sent a byte yet, which is closed for it;
+    /// else (every connection is serving) the first one to free up.
+    /// `None` only if the semaphore were closed, which it never is.
+    pub(super) async fn slot(&self) -> Option<OwnedSemaphorePermit> {
+        if let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() {
+            return Some(slot);
+        }
+        // The closed connection's task gives its slot back as it ends.
+        self.silent.close_oldest();
+        Arc::clone(&self.slots).acquire_owned().await.ok()
+    }
+
+    /// Waits, up to `window`, for every connection to close (all slots
+    /// back).
+    pub(super) async fn settle(&self, window: Duration) {
+        if let Ok(all) = u32::try_from(MAX_CONNECTIONS) {
+            let settled = Arc::clone(&self.slots).acquire_many_owned(all);
+            let _ = tokio::time::timeout(window, settled).await;
+        }
+    }
+
+    /// Closes the connections that have not sent a byte, and lets the
+    /// others finish the request they are on, for up to `window`; idle ones
+    /// close.
+    pub(super) async fn close(self, window: Duration) {
+        self.silent.close_all();
+        let _ = tokio::time::timeout(window, self.graceful.shutdown()).await;
+    }
+
+    /// Serves `stream` on its own task, holding `slot` until it closes.
+    pub(super) fn serve(
+        &self,
+        stream: TcpStream,
+        slot: OwnedSemaphorePermit,
+        state: &Arc<ServiceState>,
+    ) {
+        let _ = stream.set_nodelay(true);
+        let state = Arc::clone(state);
+        let silent = Arc::clone(&self.silent);
+        let watcher = self.graceful.watcher();
+        let (id, closed) = silent.enter();
+        let opened = tokio::time::Instant::now();
+        tokio::spawn(async move {
+            // Until its first byte, the connection may be closed to make
+            // room for a new one (or at exit), and is closed at the header
+            // timeout as hyper would. (A peek, not `readable()`, which may
+            // report a fresh socket readable before any byte came.)
+            let mut first = [0u8; 1];
+            let heard = tokio::select! {
+                peeked = tokio::time::timeout(HEADER_TIMEOUT, stream.peek(&mut first)) => {
+                    matches!(peeked, Ok(Ok(n)) if n > 0)
+                }
+                _ = closed => false,
+            };
+            silent.leave(id);
+            if heard {
+                let service =
+                    service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
+                // The wait for the first byte counts: the head is due
+                // HEADER_TIMEOUT after the connection opened.
+                let connection = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(HEADER_TIMEOUT.saturating_sub(opened.elapsed()))
+                    .serve_connection(TokioIo::new(stream), service);
+                let _ = watcher.watch(connection).await;
+            }
+            drop(slot);
+        });
+    }
+}
+
+/// The connections that have not sent their first byte yet, oldest first.
+/// When every connection slot is taken and a new connection comes, the
+/// oldest of them is closed to make room: connections that never send
+/// anything (no token is needed to open them) then can't hold every slot
+/// until the header timeout, while a connection serving a request is never
+/// closed for a newcomer.
+#[derive(Debug, Default)]
+struct SilentConnections {
+    /// By arrival: closing one is dropping its sender.
+    waiting: Mutex<BTreeMap<u64, oneshot::Sender<()>>>,
+    next: AtomicU64,
+}
+
+impl SilentConnections {
+    /// Counts a new connection in; the receiver resolves when it is to be
+    /// closed.
+    fn enter(&self) -> (u64, oneshot::Receiver<()>) {
+        let id = self.next.fetch_add(1, Ordering::Relaxed);
+        let (close, closed) = oneshot::channel();
+        self.waiting().insert(id, close);
+        (id, closed)
+    }
+
+    /// Counts connection `id` out: it has sent a byte, or closed.
+    fn leave(&self, id: u64) {
+        self.waiting().remove(&id);
+    }
+
+    /// Closes the oldest silent connection, if there is one.
+    fn close_oldest(&self) {
+        self.waiting().pop_first();
+    }
+
+    /// Closes every silent connection (at exit).
+    fn close_all(&self) {
+        self.waiting().clear();
+    }
+
+    /// The map, even if a thread panicked holding it (it stays consistent:
+    /// every change is a single map operation).
+    fn waiting(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, oneshot::Sender<()>>> {
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
