@@ -4,6 +4,13 @@ use jsonschema::Draft;
 use kindgi_protocol::Issue;
 use serde_json::Value;
 
+use crate::defaults::Defaults;
+use crate::error::SchemaError;
+use crate::formats;
+use crate::issue::Collector;
+use crate::multiple_of;
+use crate::refs::Refs;
+
 /// The most issues [`Validator::validate`] reports for one instance.
 pub const MAX_ISSUES: usize = 100;
 
@@ -14,13 +21,6 @@ pub const MAX_ISSUES: usize = 100;
 /// `"right"`, each `{"$ref": "#", "default": {}}`): without a bound in count
 /// too, filling would build a tree of 2^128 defaults.
 pub const MAX_FILLED_DEFAULTS: usize = 10_000;
-
-use crate::defaults::Defaults;
-use crate::error::SchemaError;
-use crate::formats;
-use crate::issue::Collector;
-use crate::multiple_of;
-use crate::refs::Refs;
 
 /// A JSON Schema (draft 2020-12) compiled once and used for many instances.
 ///
