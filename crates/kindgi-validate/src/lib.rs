@@ -43,4 +43,4 @@ mod validator;
 
 pub use error::SchemaError;
 pub use kindgi_protocol::Issue;
-pub use validator::{MAX_FILLED_DEFAULTS, MAX_ISSUES, Validator};
+pub use validator::{MAX_FILLED_DEFAULTS, MAX_ISSUES, MAX_VALUES_FOR_EVERY_ISSUE, Validator};

@@ -14,6 +14,13 @@ use crate::refs::Refs;
 /// The most issues [`Validator::validate`] reports for one instance.
 pub const MAX_ISSUES: usize = 100;
 
+/// The most values (objects, arrays, strings, numbers, … counted one each)
+/// an invalid instance may hold for [`Validator::validate`] to look for every
+/// issue. A larger invalid instance is answered with the issues of the first
+/// error found only: the validator builds every error before any is kept, and
+/// a 10 MiB list of wrong values would take gigabytes of them.
+pub const MAX_VALUES_FOR_EVERY_ISSUE: usize = 100_000;
+
 /// The most properties with a `default` that one
 /// [`Validator::fill_defaults`] call goes through, whether it fills them in
 /// or finds them there; past it, filling stops. A default can hold the
@@ -112,16 +119,24 @@ impl Validator {
     /// # Errors
     ///
     /// The issues, never empty, when `instance` is not valid: at most
-    /// [`MAX_ISSUES`], the first ones found.
+    /// [`MAX_ISSUES`], the first ones found. For an instance of more than
+    /// [`MAX_VALUES_FOR_EVERY_ISSUE`] values, those of the first error only.
     pub fn validate(&self, instance: &Value) -> Result<(), Vec<Issue>> {
         if self.compiled.is_valid(instance) {
             return Ok(());
         }
         let mut collector = Collector::new(&self.schema, &self.refs, instance);
-        // Bounded: a list of a million wrong items must not become a
-        // million issues (and a gigabyte answer).
-        for error in self.compiled.iter_errors(instance).take(MAX_ISSUES) {
-            collector.add(&error, None);
+        if holds_more_values_than(instance, MAX_VALUES_FOR_EVERY_ISSUE) {
+            // The first error alone: the validator stops there.
+            if let Err(error) = self.compiled.validate(instance) {
+                collector.add(&error, None);
+            }
+        } else {
+            // Bounded: a list of many wrong items must not become as many
+            // issues (and a large answer).
+            for error in self.compiled.iter_errors(instance).take(MAX_ISSUES) {
+                collector.add(&error, None);
+            }
         }
         let mut issues = collector.finish();
         issues.truncate(MAX_ISSUES);
@@ -161,5 +176,72 @@ impl Validator {
     #[must_use]
     pub fn schema(&self) -> &Value {
         &self.schema
+    }
+}
+
+/// Whether `instance` holds more than `limit` values, itself included.
+/// Children are counted before they are visited, so the walk stops (and its
+/// own list stays) within `limit`.
+fn holds_more_values_than(instance: &Value, limit: usize) -> bool {
+    let mut counted = 1usize;
+    let mut pending = vec![instance];
+    while let Some(value) = pending.pop() {
+        let children = match value {
+            Value::Array(items) => items.len(),
+            Value::Object(members) => members.len(),
+            _ => continue,
+        };
+        counted += children;
+        if counted > limit {
+            return true;
+        }
+        match value {
+            Value::Array(items) => pending.extend(items),
+            Value::Object(members) => pending.extend(members.values()),
+            _ => {}
+        }
+    }
+    counted > limit
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn counts_every_value_once() {
+        let instance = json!({"a": [1, 2, {"b": null}], "c": "d"});
+        // The object, a, 1, 2, {b}, null, c: seven values.
+        assert!(!holds_more_values_than(&instance, 7));
+        assert!(holds_more_values_than(&instance, 6));
+        assert!(!holds_more_values_than(&json!(1), 1));
+        assert!(holds_more_values_than(&json!([]), 0));
+    }
+
+    #[test]
+    fn a_large_invalid_instance_gets_its_first_error_only() {
+        let validator = Validator::new(&json!({
+            "type": "object",
+            "properties": {"items": {"type": "array", "items": {"type": "string"}}}
+        }))
+        .expect("schema");
+        let wrong = |n: usize| json!({"items": vec![0; n]});
+        let issues = validator.validate(&wrong(1_000)).expect_err("invalid");
+        assert_eq!(issues.len(), MAX_ISSUES);
+        let issues = validator
+            .validate(&wrong(MAX_VALUES_FOR_EVERY_ISSUE))
+            .expect_err("invalid");
+        let issues = serde_json::to_value(&issues).expect("issues");
+        assert_eq!(
+            issues,
+            json!([{
+                "instancePath": "/items/0",
+                "schemaPath": "#/properties/items/items/type",
+                "keyword": "type",
+                "params": {"type": "string"},
+                "message": "must be string"
+            }])
+        );
     }
 }

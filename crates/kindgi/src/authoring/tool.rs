@@ -360,12 +360,15 @@ impl Tool {
     {
         self.set_types::<I, O>();
         let handler = Arc::new(handler);
-        self.handler = Some(Handler::Async(Arc::new(move |input, ctx| {
+        self.handler = Some(Handler::Async(Arc::new(move |mut input, ctx| {
+            // The input becomes `I` as the future is made, not as it is
+            // first polled: the service makes it off the async worker for a
+            // large body. The handler itself is called on the first poll.
+            integral_floats_as_integers(&mut input);
+            let typed = serde_json::from_value::<I>(input);
             let handler = Arc::clone(&handler);
             Box::pin(async move {
-                let mut input = input;
-                integral_floats_as_integers(&mut input);
-                match serde_json::from_value::<I>(input) {
+                match typed {
                     Ok(input) => finish(handler(input, ctx).await),
                     Err(e) => Outcome::BadInput(e.to_string()),
                 }

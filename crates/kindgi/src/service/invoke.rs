@@ -358,10 +358,20 @@ async fn run_handler(
             // Polled right here, on the call's own task: no task to spawn
             // and wake per call. Dropping the call (a caller that went
             // away, the deadline) drops the handler's future with it.
-            let run = AssertUnwindSafe(handler(input, ctx)).catch_unwind();
-            tokio::time::timeout_at(meta.deadline.into(), run)
-                .await
-                .map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
+            // Making the future reads the input into the handler's type:
+            // for a large body, work for off the worker.
+            let made = off_worker(meta.large, || {
+                std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)))
+            });
+            match made {
+                Ok(future) => {
+                    let run = AssertUnwindSafe(future).catch_unwind();
+                    tokio::time::timeout_at(meta.deadline.into(), run)
+                        .await
+                        .map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
+                }
+                Err(payload) => Ok(Ok(panicked(&*payload))),
+            }
         }
         Handler::Blocking(handler) => {
             let handler = Arc::clone(handler);
