@@ -27,6 +27,10 @@
 //!   sorts after its siblings (the keyword is ours, to divide as Ajv does).
 //! - Defaults are not filled through `then` / `else`, `patternProperties`, or
 //!   `additionalProperties` next to `patternProperties`.
+//! - Issues are bounded where Ajv's are not: at most [`MAX_ISSUES`], and for
+//!   an invalid instance of more than [`MAX_VALUES_FOR_EVERY_ISSUE`] values,
+//!   those of the first error only. Default filling stops at
+//!   [`MAX_FILLED_DEFAULTS`] properties.
 
 mod defaults;
 mod error;
