@@ -312,29 +312,26 @@ async fn checking_large_bodies_leaves_the_workers_free() {
     }
 }
 
-/// `{"items":["","",…]}` with `n` empty strings.
-fn empty_strings(n: usize) -> String {
-    let mut items = String::with_capacity(n * 3 + 16);
-    items.push_str(r#"{"items":["#);
-    for i in 0..n {
-        if i > 0 {
-            items.push(',');
-        }
-        items.push_str(r#""""#);
-    }
-    items.push_str("]}");
-    items
-}
 
 /// `{"items":[0,0,…]}` with `n` numbers where strings are wanted.
 fn wrong_items(n: usize) -> String {
-    let mut items = String::with_capacity(n * 2 + 16);
+    items_of(n, "0")
+}
+
+/// `{"items":["","",…]}` with `n` empty strings.
+fn empty_strings(n: usize) -> String {
+    items_of(n, r#""""#)
+}
+
+/// `{"items":[item,item,…]}` with `n` of `item`.
+fn items_of(n: usize, item: &str) -> String {
+    let mut items = String::with_capacity(n * (item.len() + 1) + 16);
     items.push_str(r#"{"items":["#);
     for i in 0..n {
         if i > 0 {
             items.push(',');
         }
-        items.push('0');
+        items.push_str(item);
     }
     items.push_str("]}");
     items
