@@ -21,27 +21,12 @@ const ACCEPTED: &[Accepted] = &[
 
 /// Expands `#[check(attr)] item`.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let func: ItemFn = match syn::parse2(item.clone()) {
-        Ok(func) => func,
-        Err(e) => {
-            let error = syn::Error::new(
-                e.span(),
-                "`#[check]` goes on a function: `fn name(config: Config, trace: RunTrace) -> CheckResult`",
-            )
-            .to_compile_error();
-            return quote!(#error #item);
-        }
-    };
-    match builder(attr, &func) {
-        Ok(body) => generate(&func, body),
-        Err(error) => {
-            // Keep the function, and declare `<name>_guardrail()`, so that
-            // the only errors are these.
-            let stub = generate(&func, quote!(::core::unreachable!()));
-            let error = error.to_compile_error();
-            quote!(#error #stub)
-        }
-    }
+    func::expand(
+        item,
+        "`#[check]` goes on a function: `fn name(config: Config, trace: RunTrace) -> CheckResult`",
+        |func| builder(attr, func),
+        generate,
+    )
 }
 
 /// The body of `<name>_guardrail()`: the builder calls.

@@ -1,6 +1,36 @@
 //! What the attributes read from the function they are on.
 
-use syn::{Attribute, Expr, ExprLit, FnArg, Lit, Meta, Signature};
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Attribute, Expr, ExprLit, FnArg, ItemFn, Lit, Meta, Signature};
+
+/// Expands an attribute on a function: `item` parsed as one (else an error
+/// saying `shape`), `builder` making the declaring function's body, and
+/// `generate` the function kept plus the declaring one. When `builder`
+/// fails, its errors come with the declaring function still declared, with
+/// an unreachable body, so that the only errors are the attribute's.
+pub(crate) fn expand(
+    item: TokenStream,
+    shape: &str,
+    builder: impl FnOnce(&ItemFn) -> syn::Result<TokenStream>,
+    generate: impl Fn(&ItemFn, TokenStream) -> TokenStream,
+) -> TokenStream {
+    let func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(func) => func,
+        Err(e) => {
+            let error = syn::Error::new(e.span(), shape).to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    match builder(&func) {
+        Ok(body) => generate(&func, body),
+        Err(error) => {
+            let stub = generate(&func, quote!(::core::unreachable!()));
+            let error = error.to_compile_error();
+            quote!(#error #stub)
+        }
+    }
+}
 
 /// Collects errors, so that one expansion reports all it finds.
 #[derive(Debug, Default)]

@@ -24,26 +24,12 @@ const ACCEPTED: &[Accepted] = &[
 
 /// Expands `#[tool(attr)] item`.
 pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let func: ItemFn = match syn::parse2(item.clone()) {
-        Ok(func) => func,
-        Err(e) => {
-            let error = syn::Error::new(
-                e.span(),
-                "`#[tool]` goes on a function: `async fn name(input: Input, ctx: ToolContext) -> Result<Output, Error>`",
-            );
-            return with_item(error, item);
-        }
-    };
-    match builder(attr, &func) {
-        Ok(body) => generate(&func, body),
-        Err(error) => {
-            // Keep the function, and declare `<name>_tool()`, so that the
-            // only errors are these.
-            let stub = generate(&func, quote!(::core::unreachable!()));
-            let error = error.to_compile_error();
-            quote!(#error #stub)
-        }
-    }
+    func::expand(
+        item,
+        "`#[tool]` goes on a function: `async fn name(input: Input, ctx: ToolContext) -> Result<Output, Error>`",
+        |func| builder(attr, func),
+        generate,
+    )
 }
 
 /// The body of `<name>_tool()`: the builder calls.
@@ -140,11 +126,6 @@ fn generate(func: &ItemFn, body: TokenStream) -> TokenStream {
 }
 
 /// `error`, with `item` kept as it was.
-fn with_item(error: syn::Error, item: TokenStream) -> TokenStream {
-    let error = error.to_compile_error();
-    quote!(#error #item)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
