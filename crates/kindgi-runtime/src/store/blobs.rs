@@ -2,14 +2,21 @@
 //!
 //! A blob is written to `tmp/`, fsynced, renamed into place and its folder
 //! fsynced before any record names it, so a crash mid-upload leaves at most
-//! a stray temporary file (swept at the next start), never a record
-//! pointing at a missing blob.
+//! a stray temporary file or a blob no record names (both swept at the next
+//! start), never a record pointing at a missing blob.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
+
+/// How old a blob no record names must be before [`Blobs::sweep`] removes
+/// it: older than any upload between its rename and its record, even one
+/// made by another process on the same directory.
+pub(crate) const SWEEP_GRACE: Duration = Duration::from_secs(10 * 60);
 
 /// The blob directory of a store.
 #[derive(Debug, Clone)]
@@ -61,6 +68,32 @@ impl Blobs {
         Ok(())
     }
 
+    /// Removes the blobs that are not in `keep` (the sha256 of every file
+    /// record not deleted) and were last written more than [`SWEEP_GRACE`]
+    /// ago: those of deleted files, and those a crash left between their
+    /// rename and their record. Returns how many it removed.
+    pub(crate) fn sweep(&self, keep: &HashSet<String>) -> std::io::Result<usize> {
+        let now = SystemTime::now();
+        let mut removed = 0;
+        for shard in fs::read_dir(&self.blobs)? {
+            let shard = shard?;
+            if !shard.file_type()?.is_dir() {
+                continue;
+            }
+            for blob in fs::read_dir(shard.path())? {
+                let blob = blob?;
+                let named = blob.file_name().to_str().is_some_and(|n| keep.contains(n));
+                let modified = blob.metadata()?.modified()?;
+                let old = now.duration_since(modified).unwrap_or_default() > SWEEP_GRACE;
+                if !named && old {
+                    fs::remove_file(blob.path())?;
+                    removed += 1;
+                }
+            }
+        }
+        Ok(removed)
+    }
+
     /// The bytes of a blob, `None` when it is missing.
     pub(crate) fn read(&self, sha256: &str) -> std::io::Result<Option<Vec<u8>>> {
         match fs::read(self.path(sha256)) {
@@ -87,6 +120,32 @@ mod tests {
         blobs.write(&sha, b"abc")?;
         assert_eq!(blobs.read(&sha)?, Some(b"abc".to_vec()));
         assert_eq!(blobs.read(&"0".repeat(64))?, None);
+        Ok(())
+    }
+
+    #[test]
+    fn sweeps_old_blobs_no_record_names() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let blobs = Blobs::open(dir.path())?;
+        let sha = |bytes: &[u8]| hex::encode(Sha256::digest(bytes));
+        let (kept, stray, fresh) = (sha(b"kept"), sha(b"stray"), sha(b"fresh"));
+        blobs.write(&kept, b"kept")?;
+        blobs.write(&stray, b"stray")?;
+        blobs.write(&fresh, b"fresh")?;
+        let long_ago = SystemTime::now() - SWEEP_GRACE - Duration::from_secs(60);
+        for old in [&kept, &stray] {
+            fs::File::options()
+                .write(true)
+                .open(blobs.path(old))?
+                .set_modified(long_ago)?;
+        }
+        let keep = HashSet::from([kept.clone()]);
+        assert_eq!(blobs.sweep(&keep)?, 1);
+        assert_eq!(blobs.read(&kept)?, Some(b"kept".to_vec()));
+        assert_eq!(blobs.read(&stray)?, None);
+        // Too new to tell from an upload whose record is being written.
+        assert_eq!(blobs.read(&fresh)?, Some(b"fresh".to_vec()));
+        assert_eq!(blobs.sweep(&keep)?, 0);
         Ok(())
     }
 }

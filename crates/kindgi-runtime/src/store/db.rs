@@ -352,6 +352,15 @@ impl Db {
         Ok(Inserted::Stored(record))
     }
 
+    /// The sha256 of every file not deleted: the blobs still needed.
+    pub(crate) fn live_blobs(&self) -> rusqlite::Result<std::collections::HashSet<String>> {
+        let mut statement = self
+            .conn
+            .prepare("SELECT DISTINCT sha256 FROM files WHERE deleted_ms IS NULL")?;
+        let rows = statement.query_map([], |r| r.get::<_, String>(0))?;
+        rows.collect()
+    }
+
     /// Marks a file deleted and gives its bytes back to its tenant.
     pub(crate) fn delete_file(&mut self, artifact_id: &str, now_ms: u64) -> rusqlite::Result<bool> {
         let tx = self.conn.transaction()?;

@@ -26,7 +26,8 @@ pub(crate) struct Store {
 }
 
 impl Store {
-    /// Opens (creating) the store under `data_dir`.
+    /// Opens (creating) the store under `data_dir`, and sweeps the blobs no
+    /// file needs any more (see [`Blobs::sweep`]).
     pub(crate) fn open(data_dir: &Path) -> Result<Self, RuntimeError> {
         std::fs::create_dir_all(data_dir).map_err(|source| RuntimeError::DataDir {
             path: data_dir.to_path_buf(),
@@ -37,6 +38,12 @@ impl Store {
             source,
         })?;
         let db = Db::open(&data_dir.join("kindgi.db"))?;
+        // Best effort: a blob that can't be swept only takes disk.
+        match blobs.sweep(&db.live_blobs()?) {
+            Ok(0) => {}
+            Ok(removed) => tracing::info!(removed, "swept blobs no file needs"),
+            Err(error) => tracing::warn!(%error, "could not sweep the blob directory"),
+        }
         Ok(Self {
             db: Arc::new(Mutex::new(db)),
             blobs,
