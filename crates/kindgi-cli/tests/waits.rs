@@ -201,3 +201,35 @@ async fn a_rerun_gets_a_new_link_to_the_same_wait() {
     let fresh = post(&rt, &url(&other), r#"{"picked":false}"#).await.json();
     assert_eq!(fresh["alreadyComplete"], false);
 }
+
+#[tokio::test]
+async fn wait_links_are_rate_limited_before_the_link_is_looked_up() {
+    let rt = Runtime::start(&["--rate-limit", "3"]);
+    let call = open(&rt, "k1").await;
+    let guess = format!("{}/v1/waits/kgi_wl_00_00", rt.url);
+    for _ in 0..3 {
+        post(&rt, &guess, r#"{"picked":true}"#)
+            .await
+            .assert_error(404, "wait-not-found");
+    }
+    let limited = post(&rt, &url(&call), r#"{"picked":true}"#).await;
+    limited.assert_error(429, "rate-limit-exceeded");
+    let after: u64 = limited
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .expect("seconds");
+    assert!((1..=60).contains(&after), "{after}");
+    // Nothing was answered: the wait is still open to a later try.
+    let (status, wait) = rt
+        .admin(
+            Method::GET,
+            &format!(
+                "/v1/dev/waits/{}",
+                call["waitToken"]["id"].as_str().expect("id")
+            ),
+            None,
+        )
+        .await;
+    assert_eq!((status, &wait["state"]), (200, &json!("open")));
+}

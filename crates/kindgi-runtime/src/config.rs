@@ -55,7 +55,8 @@ pub struct RuntimeConfig {
     pub type_limits: TypeLimits,
     /// A tenant's storage quota, in bytes, unless the tenant sets its own.
     pub default_quota_bytes: u64,
-    /// Requests one client may send to the tool-files API in a window.
+    /// Requests one client may send to the tool-files API and to wait links,
+    /// together, in a window.
     pub rate_limit: u32,
     /// The rate-limit window (a minute by default).
     pub rate_window: Duration,
