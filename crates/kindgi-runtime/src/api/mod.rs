@@ -21,6 +21,24 @@ use crate::DevRuntime;
 #[derive(Debug, Clone)]
 pub(crate) struct RequestId(pub(crate) String);
 
+/// Counts a request from `peer` against the per-client rate limit of the
+/// public routes (tool files, wait links): 429 `rate-limit-exceeded` past
+/// it, saying that `not_done` (e.g. "nothing was stored").
+pub(crate) fn count_request(
+    rt: &DevRuntime,
+    peer: std::net::SocketAddr,
+    not_done: &str,
+) -> Result<(), ApiError> {
+    rt.inner.rate.check(peer.ip()).map_err(|after| {
+        ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            "rate-limit-exceeded",
+            format!("Too many requests from this client; {not_done}"),
+        )
+        .retry_after(after)
+    })
+}
+
 /// The router of every route the runtime serves.
 pub(crate) fn router(runtime: DevRuntime) -> Router {
     Router::new()

@@ -47,14 +47,11 @@ async fn authorize(
     headers: &HeaderMap,
     need: Need,
 ) -> Result<TokenView, ApiError> {
-    if let Err(after) = rt.inner.rate.check(peer.ip()) {
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate-limit-exceeded",
-            "Too many requests from this client; nothing was stored",
-        )
-        .retry_after(after));
-    }
+    let not_done = match need {
+        Need::Store => "nothing was stored",
+        Need::Read => "nothing was read",
+    };
+    super::count_request(rt, peer, not_done)?;
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())

@@ -44,14 +44,7 @@ pub(super) async fn complete(
     Path(link): Path<String>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    if let Err(after) = rt.inner.rate.check(peer.ip()) {
-        return Err(ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate-limit-exceeded",
-            "Too many requests from this client; the wait was not answered",
-        )
-        .retry_after(after));
-    }
+    super::count_request(&rt, peer, "the wait was not answered")?;
     let (id, secret) = tokens::split(tokens::WAIT_LINK_PREFIX, &link).ok_or_else(not_found)?;
     let (id, secret) = (id.to_owned(), secret.to_owned());
     let (wait, _) = rt
