@@ -29,11 +29,13 @@
 //!   `additionalProperties` next to `patternProperties`.
 //! - Issues are bounded where Ajv's are not: at most [`MAX_ISSUES`], and for
 //!   an invalid instance of more than [`MAX_VALUES_FOR_EVERY_ISSUE`] values,
-//!   those of the first error only. Default filling stops at
+//!   those of the first error only (for an `anyOf` / `oneOf` that fails,
+//!   its own issue, without its branches'). Default filling stops at
 //!   [`MAX_FILLED_DEFAULTS`] properties.
 
 mod defaults;
 mod error;
+mod first_error;
 mod formats;
 mod issue;
 mod js;

@@ -1,11 +1,14 @@
 //! The compiled validator.
 
+use std::sync::OnceLock;
+
 use jsonschema::Draft;
 use kindgi_protocol::Issue;
 use serde_json::Value;
 
 use crate::defaults::Defaults;
 use crate::error::SchemaError;
+use crate::first_error::{FirstError, Found};
 use crate::formats;
 use crate::issue::Collector;
 use crate::multiple_of;
@@ -80,6 +83,19 @@ pub struct Validator {
     compiled: jsonschema::Validator,
     refs: Refs,
     defaults: Defaults,
+    /// Made the first time an instance too large for every issue is invalid.
+    first_error: OnceLock<Option<FirstError>>,
+}
+
+/// Compiles `schema` with the options every validator here uses.
+fn compile(schema: &Value) -> Result<jsonschema::Validator, jsonschema::ValidationError<'_>> {
+    let options = jsonschema::options()
+        .with_draft(Draft::Draft202012)
+        .should_validate_formats(true)
+        .should_ignore_unknown_formats(true)
+        .with_keyword("multipleOf", multiple_of::factory)
+        .offline();
+    formats::register(options).build(schema)
 }
 
 impl Validator {
@@ -92,13 +108,7 @@ impl Validator {
     /// meta-schema, a `$ref` points outside the schema, or a `pattern` does
     /// not compile.
     pub fn new(schema: &Value) -> Result<Validator, SchemaError> {
-        let options = jsonschema::options()
-            .with_draft(Draft::Draft202012)
-            .should_validate_formats(true)
-            .should_ignore_unknown_formats(true)
-            .with_keyword("multipleOf", multiple_of::factory)
-            .offline();
-        let compiled = formats::register(options).build(schema).map_err(|error| {
+        let compiled = compile(schema).map_err(|error| {
             SchemaError::new(
                 format!("#{}", error.instance_path().as_str()),
                 error.to_string(),
@@ -111,6 +121,7 @@ impl Validator {
             compiled,
             refs,
             defaults,
+            first_error: OnceLock::new(),
         })
     }
 
@@ -120,16 +131,27 @@ impl Validator {
     ///
     /// The issues, never empty, when `instance` is not valid: at most
     /// [`MAX_ISSUES`], the first ones found. For an instance of more than
-    /// [`MAX_VALUES_FOR_EVERY_ISSUE`] values, those of the first error only.
+    /// [`MAX_VALUES_FOR_EVERY_ISSUE`] values, those of the first error only;
+    /// where that is an `anyOf` or `oneOf`, its own issue, without those of
+    /// its branches.
     pub fn validate(&self, instance: &Value) -> Result<(), Vec<Issue>> {
         if self.compiled.is_valid(instance) {
             return Ok(());
         }
         let mut collector = Collector::new(&self.schema, &self.refs, instance);
         if holds_more_values_than(instance, MAX_VALUES_FOR_EVERY_ISSUE) {
-            // The first error alone: the validator stops there.
-            if let Err(error) = self.compiled.validate(instance) {
-                collector.add(&error, None);
+            // The first error alone, found without building any other.
+            let first_error = self
+                .first_error
+                .get_or_init(|| FirstError::new(&self.schema, |rewritten| compile(rewritten).ok()));
+            let found = match first_error {
+                Some(first_error) => first_error.find(instance),
+                None => self.compiled.validate(instance).err().map(Found::Error),
+            };
+            match found {
+                Some(Found::Error(error)) => collector.add(&error, None),
+                Some(Found::Issue(issue)) => return Err(vec![issue]),
+                None => {}
             }
         } else {
             // Bounded: a list of many wrong items must not become as many
@@ -217,6 +239,111 @@ mod tests {
         assert!(holds_more_values_than(&instance, 6));
         assert!(!holds_more_values_than(&json!(1), 1));
         assert!(holds_more_values_than(&json!([]), 0));
+    }
+
+    /// `{"x": [item; MAX_VALUES_FOR_EVERY_ISSUE]}`: too large for every issue.
+    fn large(item: Value) -> Value {
+        json!({"x": vec![item; MAX_VALUES_FOR_EVERY_ISSUE]})
+    }
+
+    fn first_issues(schema: Value, instance: &Value) -> Value {
+        let validator = Validator::new(&schema).expect("schema");
+        let issues = validator.validate(instance).expect_err("invalid");
+        serde_json::to_value(&issues).expect("issues")
+    }
+
+    #[test]
+    fn a_large_list_under_any_of_gets_the_any_of_issue_only() {
+        // What schemars makes of `Option<Payload>`.
+        let schema = json!({
+            "type": "object",
+            "properties": {"x": {"anyOf": [{"$ref": "#/$defs/Items"}, {"type": "null"}]}},
+            "$defs": {"Items": {"type": "array", "items": {"type": "string"}}}
+        });
+        assert_eq!(
+            first_issues(schema, &large(json!(0))),
+            json!([{
+                "instancePath": "/x",
+                "schemaPath": "#/properties/x/anyOf",
+                "keyword": "anyOf",
+                "params": {},
+                "message": "must match a schema in anyOf"
+            }])
+        );
+    }
+
+    #[test]
+    fn a_large_list_under_one_of_gets_the_one_of_issue_with_what_passed() {
+        let schema = json!({"properties": {"x": {"oneOf": [
+            {"type": "array"},
+            {"items": {"type": "integer"}},
+            {"items": {"type": "string"}}
+        ]}}});
+        let one_of = |passing: Value| {
+            json!([{
+                "instancePath": "/x",
+                "schemaPath": "#/properties/x/oneOf",
+                "keyword": "oneOf",
+                "params": {"passingSchemas": passing},
+                "message": "must match exactly one schema in oneOf"
+            }])
+        };
+        // Two pass.
+        assert_eq!(
+            first_issues(schema.clone(), &large(json!(0))),
+            one_of(json!([0, 1]))
+        );
+        // None passes.
+        let none = json!({"properties": {"x": {"oneOf": [
+            {"type": "object"},
+            {"items": {"type": "string"}}
+        ]}}});
+        assert_eq!(first_issues(none, &large(json!(0))), one_of(Value::Null));
+        // Exactly one passes: valid.
+        let validator = Validator::new(&schema).expect("schema");
+        assert!(validator.validate(&large(json!("a"))).is_err());
+        assert!(validator.validate(&large(json!(true))).is_ok());
+    }
+
+    #[test]
+    fn a_large_instance_with_an_error_outside_any_of_gets_that_error() {
+        let schema = json!({
+            "properties": {
+                "x": {"anyOf": [{"type": "array"}, {"type": "null"}]},
+                "y": {"type": "string"}
+            }
+        });
+        let mut instance = large(json!(0));
+        instance["y"] = json!(1);
+        assert_eq!(
+            first_issues(schema, &instance),
+            json!([{
+                "instancePath": "/y",
+                "schemaPath": "#/properties/y/type",
+                "keyword": "type",
+                "params": {"type": "string"},
+                "message": "must be string"
+            }])
+        );
+    }
+
+    #[test]
+    fn unevaluated_keywords_keep_the_schema_as_written() {
+        let schema = json!({
+            "properties": {"x": {"type": "array", "items": {"type": "string"}}},
+            "anyOf": [{"required": ["x"]}],
+            "unevaluatedProperties": false
+        });
+        assert_eq!(
+            first_issues(schema, &large(json!(0))),
+            json!([{
+                "instancePath": "/x/0",
+                "schemaPath": "#/properties/x/items/type",
+                "keyword": "type",
+                "params": {"type": "string"},
+                "message": "must be string"
+            }])
+        );
     }
 
     #[test]

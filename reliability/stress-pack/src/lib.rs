@@ -28,6 +28,7 @@ pub fn pack() -> kindgi::Pack {
     kindgi::Pack::new()
         .tool(tools::append::tool())
         .tool(tools::count::tool())
+        .tool(tools::count::batch_tool())
         .tool(tools::sleep::tool())
         .tool(tools::throws::tool())
         .tool(tools::panics::tool())

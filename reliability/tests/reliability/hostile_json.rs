@@ -283,6 +283,32 @@ async fn a_list_of_wrong_items_takes_bounded_memory() {
     assert!(growth < 512 * 1024, "+{growth} KiB");
 }
 
+/// … also where the list is in an `Option` of a struct, which schemars
+/// makes an `anyOf`: an `anyOf` error carries every error of its branches,
+/// so the first error is found on a schema that wraps each `anyOf` in a
+/// `not` of a `not` (F3b).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_list_of_wrong_items_under_an_option_takes_bounded_memory() {
+    let _heavy = heavy().await;
+    let service = start(&ServiceOptions::default());
+    let before = service.rss_kib();
+    let batch = format!(r#"{{"batch":{}}}"#, wrong_items((LIMIT - 200) / 2 - 8));
+    let (answer, _) = send(&service, invoke_raw("stress.count-batch", &batch)).await;
+    assert_eq!(answer.json()["code"], "input-validation-failed");
+    assert_eq!(
+        answer.json()["issues"],
+        json!([{
+            "instancePath": "/batch",
+            "schemaPath": "#/properties/batch/anyOf",
+            "keyword": "anyOf",
+            "params": {},
+            "message": "must match a schema in anyOf"
+        }])
+    );
+    let growth = service.peak_rss_kib().saturating_sub(before);
+    assert!(growth < 512 * 1024, "+{growth} KiB");
+}
+
 /// Schema work on a large body runs off the async workers (F10): while
 /// more calls than there are workers each check and read 2 000 000 strings
 /// (seconds of work in a debug build), `/healthz` is answered at once.
@@ -311,7 +337,6 @@ async fn checking_large_bodies_leaves_the_workers_free() {
         assert!(took > Duration::from_millis(300) + waited, "{took:?}");
     }
 }
-
 
 /// `{"items":[0,0,…]}` with `n` numbers where strings are wanted.
 fn wrong_items(n: usize) -> String {
