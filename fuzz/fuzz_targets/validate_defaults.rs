@@ -1,6 +1,7 @@
 //! `kindgi_validate`: compile a schema, fill defaults, validate — on
 //! schemas of every keyword and on arbitrary ones. Never a panic or a
-//! hang; `validate` agrees with `is_valid`; filling twice is filling once.
+//! hang; `validate` and `first_issues` agree with `is_valid`; filling twice
+//! is filling once.
 
 #![no_main]
 
@@ -95,6 +96,15 @@ fn schemas() -> &'static [Validator] {
 fn check(validator: &Validator, instance: &Value) {
     let valid = validator.is_valid(instance);
     match validator.validate(instance) {
+        Ok(()) => assert!(valid),
+        Err(issues) => {
+            assert!(!valid);
+            assert!(!issues.is_empty());
+        }
+    }
+    // The first error, found on the schema with `anyOf`/`oneOf` wrapped in
+    // `not`/`not`: the same verdict.
+    match validator.first_issues(instance) {
         Ok(()) => assert!(valid),
         Err(issues) => {
             assert!(!valid);

@@ -138,30 +138,90 @@ impl Validator {
         if self.compiled.is_valid(instance) {
             return Ok(());
         }
-        let mut collector = Collector::new(&self.schema, &self.refs, instance);
         if holds_more_values_than(instance, MAX_VALUES_FOR_EVERY_ISSUE) {
-            // The first error alone, found without building any other.
-            let first_error = self
-                .first_error
-                .get_or_init(|| FirstError::new(&self.schema, |rewritten| compile(rewritten).ok()));
-            let found = match first_error {
-                Some(first_error) => first_error.find(instance),
-                None => self.compiled.validate(instance).err().map(Found::Error),
-            };
-            match found {
-                Some(Found::Error(error)) => collector.add(&error, None),
-                Some(Found::Issue(issue)) => return Err(vec![issue]),
-                None => {}
-            }
-        } else {
-            // Bounded: a list of many wrong items must not become as many
-            // issues (and a large answer).
-            for error in self.compiled.iter_errors(instance).take(MAX_ISSUES) {
-                collector.add(&error, None);
-            }
+            return self.first_issues_of_invalid(instance);
+        }
+        let mut collector = Collector::new(&self.schema, &self.refs, instance);
+        // Bounded: a list of many wrong items must not become as many issues
+        // (and a large answer).
+        for error in self.compiled.iter_errors(instance).take(MAX_ISSUES) {
+            collector.add(&error, None);
         }
         let mut issues = collector.finish();
         issues.truncate(MAX_ISSUES);
+        if issues.is_empty() {
+            Ok(())
+        } else {
+            Err(issues)
+        }
+    }
+
+    /// Validates `instance`, returning the issues of the first error found
+    /// only: no other error is built, so the memory it takes does not grow
+    /// with the number of wrong values. Where the first error is an `anyOf`
+    /// or `oneOf` that failed, its own issue, without those of its branches.
+    /// [`validate`](Validator::validate) answers this way for an instance of
+    /// more than [`MAX_VALUES_FOR_EVERY_ISSUE`] values.
+    ///
+    /// # Errors
+    ///
+    /// The issues, never empty, when `instance` is not valid.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use kindgi_validate::Validator;
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "properties": {"tags": {"anyOf": [
+    ///         {"type": "array", "items": {"type": "string"}},
+    ///         {"type": "null"}
+    ///     ]}}
+    /// }))?;
+    /// let issues = validator.first_issues(&json!({"tags": [1, 2, 3]})).unwrap_err();
+    /// assert_eq!(
+    ///     serde_json::to_value(&issues)?,
+    ///     json!([{
+    ///         "instancePath": "/tags",
+    ///         "schemaPath": "#/properties/tags/anyOf",
+    ///         "keyword": "anyOf",
+    ///         "params": {},
+    ///         "message": "must match a schema in anyOf"
+    ///     }])
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn first_issues(&self, instance: &Value) -> Result<(), Vec<Issue>> {
+        if self.compiled.is_valid(instance) {
+            return Ok(());
+        }
+        self.first_issues_of_invalid(instance)
+    }
+
+    /// [`first_issues`](Validator::first_issues) of an instance known to be
+    /// invalid.
+    fn first_issues_of_invalid(&self, instance: &Value) -> Result<(), Vec<Issue>> {
+        let first_error = self
+            .first_error
+            .get_or_init(|| FirstError::new(&self.schema, |rewritten| compile(rewritten).ok()));
+        // The schema as written is the judge: should the rewritten one find
+        // nothing, its own first error stands.
+        let found = first_error
+            .as_ref()
+            .and_then(|first_error| first_error.find(instance))
+            .or_else(|| self.compiled.validate(instance).err().map(Found::Error));
+        let issues = match found {
+            Some(Found::Issue(issue)) => vec![issue],
+            Some(Found::Error(error)) => {
+                let mut collector = Collector::new(&self.schema, &self.refs, instance);
+                collector.add(&error, None);
+                let mut issues = collector.finish();
+                issues.truncate(MAX_ISSUES);
+                issues
+            }
+            None => Vec::new(),
+        };
         if issues.is_empty() {
             Ok(())
         } else {
