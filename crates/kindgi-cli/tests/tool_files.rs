@@ -252,14 +252,9 @@ async fn rate_limit_is_counted_before_the_token() {
             .await
             .assert_error(401, "tool-file-token-not-found");
     }
-    let limited = rt.store(&tok, b"a text", None, None).await;
-    limited.assert_error(429, "rate-limit-exceeded");
-    let after: u64 = limited
-        .header("retry-after")
-        .expect("Retry-After")
-        .parse()
-        .expect("seconds");
-    assert!((1..=60).contains(&after), "{after}");
+    rt.store(&tok, b"a text", None, None)
+        .await
+        .assert_rate_limited();
     rt.read(&tok, "art_x")
         .await
         .assert_error(429, "rate-limit-exceeded");

@@ -24,6 +24,7 @@ use jsonschema::error::ValidationErrorKind;
 use kindgi_protocol::Issue;
 use serde_json::{Map, Value, json};
 
+use crate::issue::passing_schemas;
 use crate::pointer::{push_fragment_token, push_token};
 
 /// A rewritten `anyOf` / `oneOf`, by the canonical schema location of its
@@ -83,14 +84,7 @@ impl FirstError {
         let params = match (wrapper.keyword, error.kind()) {
             ("anyOf", _) => Map::new(),
             (_, ValidationErrorKind::OneOfMultipleValid { context }) => {
-                let passing: Vec<usize> = context
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, branch)| branch.is_empty())
-                    .map(|(i, _)| i)
-                    .take(2)
-                    .collect();
-                Map::from_iter([("passingSchemas".to_owned(), json!(passing))])
+                Map::from_iter([("passingSchemas".to_owned(), passing_schemas(context))])
             }
             _ => Map::from_iter([("passingSchemas".to_owned(), Value::Null)]),
         };

@@ -51,6 +51,23 @@ fn size_keyword(kind: &ValidationErrorKind) -> (&'static str, &'static str, &'st
     }
 }
 
+/// Ajv's `passingSchemas` of a `oneOf` that failed, from the errors of each
+/// branch: the first two that passed, or `null` when fewer did.
+pub(crate) fn passing_schemas(context: &[Vec<ValidationError<'_>>]) -> Value {
+    let passing: Vec<usize> = context
+        .iter()
+        .enumerate()
+        .filter(|(_, branch)| branch.is_empty())
+        .map(|(i, _)| i)
+        .take(2)
+        .collect();
+    if passing.len() == 2 {
+        json!(passing)
+    } else {
+        Value::Null
+    }
+}
+
 fn limit_value(value: Option<&Value>, fallback: u64) -> Value {
     value.map_or_else(|| Value::from(fallback), js::normalize)
 }
@@ -184,18 +201,7 @@ impl<'s, 'i> Collector<'s, 'i> {
                         self.add(inner, property_name);
                     }
                 }
-                let passing: Vec<usize> = context
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, branch)| branch.is_empty())
-                    .map(|(i, _)| i)
-                    .take(2)
-                    .collect();
-                let passing = if passing.len() == 2 {
-                    json!(passing)
-                } else {
-                    Value::Null
-                };
+                let passing = passing_schemas(context);
                 self.push(
                     with(LAST),
                     instance_path,

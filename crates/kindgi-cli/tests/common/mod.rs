@@ -187,6 +187,18 @@ impl Answer {
         self.headers.get(name).and_then(|v| v.to_str().ok())
     }
 
+    /// Asserts a 429 `rate-limit-exceeded` whose `Retry-After` is within the
+    /// one-minute window.
+    pub fn assert_rate_limited(&self) {
+        self.assert_error(429, "rate-limit-exceeded");
+        let after: u64 = self
+            .header("retry-after")
+            .expect("Retry-After")
+            .parse()
+            .expect("seconds");
+        assert!((1..=60).contains(&after), "{after}");
+    }
+
     /// Asserts an error answer: status, code, and the request id in body and header.
     pub fn assert_error(&self, status: u16, code: &str) -> Value {
         let body = self.json();
