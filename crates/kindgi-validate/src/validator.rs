@@ -40,8 +40,10 @@ pub const MAX_FILLED_DEFAULTS: usize = 10_000;
 /// `useDefaults`.
 ///
 /// Building does all the schema work (compiling, resolving `$ref`s, planning
-/// defaults), so a call costs only the walk over the instance. A `Validator`
-/// is `Send + Sync`; share it behind an `Arc`.
+/// defaults), so a call costs only the walk over the instance; the one
+/// exception is the schema [`first_issues`](Validator::first_issues) checks
+/// on, compiled the first time it is needed. A `Validator` is
+/// `Send + Sync`; share it behind an `Arc`.
 ///
 /// # Example
 ///
