@@ -125,7 +125,6 @@ fn generate(func: &ItemFn, body: TokenStream) -> TokenStream {
     }
 }
 
-/// `error`, with `item` kept as it was.
 #[cfg(test)]
 mod tests {
     use super::*;

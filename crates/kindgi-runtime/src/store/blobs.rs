@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 /// How old a blob no record names must be before [`Blobs::sweep`] removes
 /// it: older than any upload between its rename and its record, even one
 /// made by another process on the same directory.
-pub(crate) const SWEEP_GRACE: Duration = Duration::from_secs(10 * 60);
+const SWEEP_GRACE: Duration = Duration::from_secs(10 * 60);
 
 /// The blob directory of a store.
 #[derive(Debug, Clone)]
