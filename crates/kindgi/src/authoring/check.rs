@@ -8,7 +8,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::numbers::integral_floats_as_integers;
+use super::numbers::read_typed;
 use crate::{SourceFile, ToolError, schema_for};
 
 /// The run trace a check evaluates (`RunTrace` of `@kindgi/guardrails`).
@@ -245,9 +245,7 @@ impl Guardrail {
             self.config_schema = Some(schema_for::<C>());
         }
         self.evaluate = Some(Arc::new(move |config, trace| {
-            let mut config = Value::Object(config);
-            integral_floats_as_integers(&mut config);
-            let config = match serde_json::from_value::<C>(config) {
+            let config = match read_typed::<C>(Value::Object(config)) {
                 Ok(config) => config,
                 Err(e) => return CheckOutcome::BadConfig(e.to_string()),
             };

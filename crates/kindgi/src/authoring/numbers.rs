@@ -7,6 +7,7 @@
 //! exactly becomes that integer, so a schema's `integer` (which `1.0`
 //! passes, as in Ajv) and the handler's type agree.
 
+use serde::de::DeserializeOwned;
 use serde_json::{Number, Value};
 
 /// The largest integer an `f64` holds exactly, with every one below it.
@@ -25,6 +26,13 @@ pub(crate) fn integral_floats_as_integers(value: &mut Value) {
         Value::Object(object) => object.values_mut().for_each(integral_floats_as_integers),
         Value::Null | Value::Bool(_) | Value::String(_) => {}
     }
+}
+
+/// Reads `value` into `T` as a JavaScript pack would see it: integral
+/// floats first become integers (see [`integral_floats_as_integers`]).
+pub(crate) fn read_typed<T: DeserializeOwned>(mut value: Value) -> serde_json::Result<T> {
+    integral_floats_as_integers(&mut value);
+    serde_json::from_value(value)
 }
 
 fn as_integer(number: &Number) -> Option<Number> {

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::numbers::integral_floats_as_integers;
+use super::numbers::read_typed;
 use crate::{SourceFile, ToolContext, ToolError, schema_for};
 
 /// A boxed future the service awaits.
@@ -360,12 +360,11 @@ impl Tool {
     {
         self.set_types::<I, O>();
         let handler = Arc::new(handler);
-        self.handler = Some(Handler::Async(Arc::new(move |mut input, ctx| {
+        self.handler = Some(Handler::Async(Arc::new(move |input, ctx| {
             // The input becomes `I` as the future is made, not as it is
             // first polled: the service makes it off the async worker for a
             // large body. The handler itself is called on the first poll.
-            integral_floats_as_integers(&mut input);
-            let typed = serde_json::from_value::<I>(input);
+            let typed = read_typed::<I>(input);
             let handler = Arc::clone(&handler);
             Box::pin(async move {
                 match typed {
@@ -388,13 +387,12 @@ impl Tool {
         E: Into<ToolError> + 'static,
     {
         self.set_types::<I, O>();
-        self.handler = Some(Handler::Blocking(Arc::new(move |mut input, ctx| {
-            integral_floats_as_integers(&mut input);
-            match serde_json::from_value::<I>(input) {
+        self.handler = Some(Handler::Blocking(Arc::new(
+            move |input, ctx| match read_typed::<I>(input) {
                 Ok(input) => finish(handler(input, ctx)),
                 Err(e) => Outcome::BadInput(e.to_string()),
-            }
-        })));
+            },
+        )));
         self
     }
 
