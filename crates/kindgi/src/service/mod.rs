@@ -12,8 +12,8 @@ mod traceparent;
 
 use std::collections::{BTreeSet, HashMap};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use kindgi_protocol::PackIndex;
@@ -25,7 +25,7 @@ use tokio::sync::Semaphore;
 
 use self::config::{ProcessEnv, ServiceConfig, parse_config};
 use self::connections::{Connections, MAX_CONNECTIONS};
-use self::state::{CheckRuntime, InFlight, ServiceState, ToolRuntime, info_body};
+use self::state::{CheckRuntime, ServiceState, ToolRuntime, info_body};
 use crate::Pack;
 use crate::log::{Level, Logger, Record};
 
@@ -171,23 +171,14 @@ fn boot(
     }
 
     let (tools, checks) = load(pack, &index)?;
-    let capacity = Arc::new(Semaphore::new(config.max_concurrency));
-    Ok(ServiceState {
-        info_body: info_body(&index, &missing_env, &index_hash),
-        artifact_version_header: ::http::HeaderValue::from_str(&index.artifact_version).ok(),
-        index,
-        tools,
-        checks,
-        token: config.token.clone(),
-        tenant_id: config.tenant_id.clone(),
-        env_check: config.env_check,
-        missing_env,
-        capacity,
-        draining: AtomicBool::new(false),
-        in_flight: Arc::new(InFlight::default()),
-        logger: Arc::clone(logger),
-        http: OnceLock::new(),
-    })
+    let info_body = info_body(&index, &missing_env, &index_hash);
+    let mut state = ServiceState::new(index, tools, checks, info_body, Arc::clone(logger));
+    state.token = config.token.clone();
+    state.tenant_id = config.tenant_id.clone();
+    state.env_check = config.env_check;
+    state.missing_env = missing_env;
+    state.capacity = Arc::new(Semaphore::new(config.max_concurrency));
+    Ok(state)
 }
 
 /// Every `modulePath` / `checkModulePath` the index names must be code
@@ -228,22 +219,8 @@ pub(crate) fn in_memory_state(
     logger: Arc<Logger>,
 ) -> Result<ServiceState, Vec<String>> {
     let (tools, checks) = load(pack, &index)?;
-    Ok(ServiceState {
-        info_body: info_body(&index, &[], "sha256:"),
-        artifact_version_header: ::http::HeaderValue::from_str(&index.artifact_version).ok(),
-        index,
-        tools,
-        checks,
-        token: String::new(),
-        tenant_id: None,
-        env_check: config::EnvCheck::Warn,
-        missing_env: Vec::new(),
-        capacity: Arc::new(Semaphore::new(Semaphore::MAX_PERMITS)),
-        draining: AtomicBool::new(false),
-        in_flight: Arc::new(InFlight::default()),
-        logger,
-        http: OnceLock::new(),
-    })
+    let info_body = info_body(&index, &[], "sha256:");
+    Ok(ServiceState::new(index, tools, checks, info_body, logger))
 }
 
 type Loaded = (HashMap<String, ToolRuntime>, HashMap<String, CheckRuntime>);

@@ -51,6 +51,35 @@ pub(crate) struct ServiceState {
 }
 
 impl ServiceState {
+    /// A state serving `tools` and `checks` of `index`, answering `/info`
+    /// with `info_body`: no token, no tenant pinned, nothing missing from
+    /// the environment, no limit on concurrent calls. Booting sets those
+    /// from the configuration.
+    pub(crate) fn new(
+        index: PackIndex,
+        tools: HashMap<String, ToolRuntime>,
+        checks: HashMap<String, CheckRuntime>,
+        info_body: Bytes,
+        logger: Arc<Logger>,
+    ) -> Self {
+        ServiceState {
+            artifact_version_header: http::HeaderValue::from_str(&index.artifact_version).ok(),
+            index,
+            tools,
+            checks,
+            token: String::new(),
+            tenant_id: None,
+            env_check: EnvCheck::Warn,
+            missing_env: Vec::new(),
+            capacity: Arc::new(Semaphore::new(Semaphore::MAX_PERMITS)),
+            draining: AtomicBool::new(false),
+            in_flight: Arc::new(InFlight::default()),
+            logger,
+            http: OnceLock::new(),
+            info_body,
+        }
+    }
+
     /// Whether invokes are refused for missing env.
     pub(crate) fn blocked_by_env(&self) -> bool {
         self.env_check == EnvCheck::Strict && !self.missing_env.is_empty()
