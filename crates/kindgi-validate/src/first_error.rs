@@ -63,7 +63,7 @@ impl FirstError {
     ) -> Option<FirstError> {
         let mut rewritten = schema.clone();
         let mut plan = Plan::default();
-        plan.schema(&mut rewritten, String::new(), String::from("#"));
+        plan.schema(&mut rewritten, &mut Vec::new());
         if plan.wrappers.is_empty() || plan.unevaluated {
             return None;
         }
@@ -140,70 +140,75 @@ const MAP: [&str; 5] = [
 const LIST: [&str; 4] = ["allOf", "anyOf", "oneOf", "prefixItems"];
 
 impl Plan {
-    /// Rewrites the schema at `pointer` (canonical, as `jsonschema` spells
-    /// locations) and `fragment` (as Ajv spells `schemaPath`), and every
+    /// Rewrites `schema`, found at the tokens `at` of the root, and every
     /// schema in it.
-    fn schema(&mut self, schema: &mut Value, pointer: String, fragment: String) {
+    fn schema(&mut self, schema: &mut Value, at: &mut Vec<String>) {
         let Value::Object(members) = schema else {
             return;
         };
         for (key, value) in members.iter_mut() {
-            let (mut at, mut path) = (pointer.clone(), fragment.clone());
-            push_token(&mut at, key);
-            push_fragment_token(&mut path, key);
-            let key = key.as_str();
             if key.starts_with("unevaluated") {
                 self.unevaluated = true;
             }
-            if ONE.contains(&key) {
-                self.schema(value, at, path);
-            } else if MAP.contains(&key) {
-                if let Value::Object(schemas) = value {
+            at.push(key.clone());
+            match value {
+                _ if ONE.contains(&key.as_str()) => self.schema(value, at),
+                Value::Object(schemas) if MAP.contains(&key.as_str()) => {
                     for (name, schema) in schemas.iter_mut() {
-                        let (mut at, mut path) = (at.clone(), path.clone());
-                        push_token(&mut at, name);
-                        push_fragment_token(&mut path, name);
-                        self.schema(schema, at, path);
+                        at.push(name.clone());
+                        self.schema(schema, at);
+                        at.pop();
                     }
                 }
-            } else if LIST.contains(&key)
-                && let Value::Array(schemas) = value
-            {
-                for (i, schema) in schemas.iter_mut().enumerate() {
-                    let (at, path) = (format!("{at}/{i}"), format!("{path}/{i}"));
-                    self.schema(schema, at, path);
+                Value::Array(schemas) if LIST.contains(&key.as_str()) => {
+                    for (i, schema) in schemas.iter_mut().enumerate() {
+                        at.push(i.to_string());
+                        self.schema(schema, at);
+                        at.pop();
+                    }
                 }
+                _ => {}
             }
+            at.pop();
         }
-        for keyword in ["anyOf", "oneOf"] {
-            if !matches!(members.get("allOf"), None | Some(Value::Array(_))) {
-                return;
-            }
-            let Some(branches) = members.remove(keyword) else {
-                continue;
-            };
-            let mut entries = vec![json!({"not": {"not": {"anyOf": branches.clone()}}})];
-            if keyword == "oneOf" {
-                entries.push(json!({"oneOf": branches}));
-            }
-            let all_of = members
-                .entry("allOf")
-                .or_insert_with(|| Value::Array(Vec::new()));
-            let Value::Array(list) = all_of else {
-                return;
-            };
-            for (n, entry) in entries.into_iter().enumerate() {
-                let index = list.len();
-                let last = if n == 0 { "not" } else { "oneOf" };
-                self.wrappers.insert(
-                    format!("{pointer}/allOf/{index}/{last}"),
-                    Wrapper {
-                        schema_path: format!("{fragment}/{keyword}"),
-                        keyword,
-                    },
-                );
-                list.push(entry);
-            }
+        self.wrap(members, "anyOf", at);
+        self.wrap(members, "oneOf", at);
+    }
+
+    /// Moves `keyword` (`anyOf` or `oneOf`) of the schema `members` at `at`
+    /// into its `allOf`, wrapped.
+    fn wrap(&mut self, members: &mut Map<String, Value>, keyword: &'static str, at: &[String]) {
+        // An `allOf` that is not a list would not have compiled.
+        if !matches!(members.get("allOf"), None | Some(Value::Array(_))) {
+            return;
+        }
+        let Some(branches) = members.remove(keyword) else {
+            return;
+        };
+        let mut entries = vec![("not", json!({"not": {"not": {"anyOf": branches.clone()}}}))];
+        if keyword == "oneOf" {
+            entries.push(("oneOf", json!({"oneOf": branches})));
+        }
+        let Value::Array(list) = members
+            .entry("allOf")
+            .or_insert_with(|| Value::Array(Vec::new()))
+        else {
+            return;
+        };
+        let (mut pointer, mut fragment) = (String::new(), String::from("#"));
+        for token in at {
+            push_token(&mut pointer, token);
+            push_fragment_token(&mut fragment, token);
+        }
+        for (fails_as, entry) in entries {
+            self.wrappers.insert(
+                format!("{pointer}/allOf/{}/{fails_as}", list.len()),
+                Wrapper {
+                    schema_path: format!("{fragment}/{keyword}"),
+                    keyword,
+                },
+            );
+            list.push(entry);
         }
     }
 }
@@ -215,7 +220,7 @@ mod tests {
     fn plan(schema: Value) -> (Value, Plan) {
         let mut rewritten = schema;
         let mut plan = Plan::default();
-        plan.schema(&mut rewritten, String::new(), String::from("#"));
+        plan.schema(&mut rewritten, &mut Vec::new());
         (rewritten, plan)
     }
 
