@@ -143,19 +143,12 @@ impl Validator {
         if holds_more_values_than(instance, MAX_VALUES_FOR_EVERY_ISSUE) {
             return self.first_issues_of_invalid(instance);
         }
-        let mut collector = Collector::new(&self.schema, &self.refs, instance);
         // Bounded: a list of many wrong items must not become as many issues
         // (and a large answer).
-        for error in self.compiled.iter_errors(instance).take(MAX_ISSUES) {
-            collector.add(&error, None);
-        }
-        let mut issues = collector.finish();
-        issues.truncate(MAX_ISSUES);
-        if issues.is_empty() {
-            Ok(())
-        } else {
-            Err(issues)
-        }
+        self.issues(
+            instance,
+            self.compiled.iter_errors(instance).take(MAX_ISSUES),
+        )
     }
 
     /// Validates `instance`, returning the issues of the first error found
@@ -213,17 +206,26 @@ impl Validator {
             .as_ref()
             .and_then(|first_error| first_error.find(instance))
             .or_else(|| self.compiled.validate(instance).err().map(Found::Error));
-        let issues = match found {
-            Some(Found::Issue(issue)) => vec![issue],
-            Some(Found::Error(error)) => {
-                let mut collector = Collector::new(&self.schema, &self.refs, instance);
-                collector.add(&error, None);
-                let mut issues = collector.finish();
-                issues.truncate(MAX_ISSUES);
-                issues
-            }
-            None => Vec::new(),
-        };
+        match found {
+            Some(Found::Issue(issue)) => Err(vec![issue]),
+            Some(Found::Error(error)) => self.issues(instance, [error]),
+            None => Ok(()),
+        }
+    }
+
+    /// The issues of `errors` in Ajv's shape and order, at most
+    /// [`MAX_ISSUES`]; `Ok` when there are none.
+    fn issues<'i>(
+        &self,
+        instance: &'i Value,
+        errors: impl IntoIterator<Item = jsonschema::ValidationError<'i>>,
+    ) -> Result<(), Vec<Issue>> {
+        let mut collector = Collector::new(&self.schema, &self.refs, instance);
+        for error in errors {
+            collector.add(&error, None);
+        }
+        let mut issues = collector.finish();
+        issues.truncate(MAX_ISSUES);
         if issues.is_empty() {
             Ok(())
         } else {
@@ -308,7 +310,7 @@ mod tests {
         json!({"x": vec![item; MAX_VALUES_FOR_EVERY_ISSUE]})
     }
 
-    fn first_issues(schema: Value, instance: &Value) -> Value {
+    fn issues_of(schema: Value, instance: &Value) -> Value {
         let validator = Validator::new(&schema).expect("schema");
         let issues = validator.validate(instance).expect_err("invalid");
         serde_json::to_value(&issues).expect("issues")
@@ -323,7 +325,7 @@ mod tests {
             "$defs": {"Items": {"type": "array", "items": {"type": "string"}}}
         });
         assert_eq!(
-            first_issues(schema, &large(json!(0))),
+            issues_of(schema, &large(json!(0))),
             json!([{
                 "instancePath": "/x",
                 "schemaPath": "#/properties/x/anyOf",
@@ -352,7 +354,7 @@ mod tests {
         };
         // Two pass.
         assert_eq!(
-            first_issues(schema.clone(), &large(json!(0))),
+            issues_of(schema.clone(), &large(json!(0))),
             one_of(json!([0, 1]))
         );
         // None passes.
@@ -360,7 +362,7 @@ mod tests {
             {"type": "object"},
             {"items": {"type": "string"}}
         ]}}});
-        assert_eq!(first_issues(none, &large(json!(0))), one_of(Value::Null));
+        assert_eq!(issues_of(none, &large(json!(0))), one_of(Value::Null));
         // Exactly one passes: valid.
         let validator = Validator::new(&schema).expect("schema");
         assert!(validator.validate(&large(json!("a"))).is_err());
@@ -378,7 +380,7 @@ mod tests {
         let mut instance = large(json!(0));
         instance["y"] = json!(1);
         assert_eq!(
-            first_issues(schema, &instance),
+            issues_of(schema, &instance),
             json!([{
                 "instancePath": "/y",
                 "schemaPath": "#/properties/y/type",
@@ -397,7 +399,7 @@ mod tests {
             "unevaluatedProperties": false
         });
         assert_eq!(
-            first_issues(schema, &large(json!(0))),
+            issues_of(schema, &large(json!(0))),
             json!([{
                 "instancePath": "/x/0",
                 "schemaPath": "#/properties/x/items/type",
