@@ -260,51 +260,51 @@ async fn a_list_of_wrong_items_has_a_bounded_answer() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_list_of_wrong_items_takes_bounded_memory() {
     let _heavy = heavy().await;
-    let service = start(&ServiceOptions::default());
-    let before = service.rss_kib();
-    let (answer, _) = send(
-        &service,
-        invoke_raw("stress.count", &wrong_items((LIMIT - 200) / 2)),
-    )
-    .await;
-    assert_eq!(answer.json()["code"], "input-validation-failed");
-    assert_eq!(
-        answer.json()["issues"],
+    refused_in_bounded_memory(
+        "stress.count",
+        &wrong_items((LIMIT - 200) / 2),
         json!([{
             "instancePath": "/items/0",
             "schemaPath": "#/properties/items/items/type",
             "keyword": "type",
             "params": {"type": "string"},
             "message": "must be string"
-        }])
-    );
-    // The body, parsed: 5 million numbers in a `Value` are ~160 MiB.
-    let growth = service.peak_rss_kib().saturating_sub(before);
-    assert!(growth < 512 * 1024, "+{growth} KiB");
+        }]),
+    )
+    .await;
 }
 
-/// … also where the list is in an `Option` of a struct, which schemars
-/// makes an `anyOf`: an `anyOf` error carries every error of its branches,
-/// so the first error is found on a schema that wraps each `anyOf` in a
-/// `not` of a `not` (F3b).
+/// … also where the list is in an optional batch declared, as schemars
+/// writes `Option<T>` with `$ref`s, as an `anyOf`: an `anyOf` error carries
+/// every error of its branches, so the first error is found on a schema
+/// that wraps each `anyOf` in a `not` of a `not` (F3b).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_list_of_wrong_items_under_an_option_takes_bounded_memory() {
     let _heavy = heavy().await;
-    let service = start(&ServiceOptions::default());
-    let before = service.rss_kib();
-    let batch = format!(r#"{{"batch":{}}}"#, wrong_items((LIMIT - 200) / 2 - 8));
-    let (answer, _) = send(&service, invoke_raw("stress.count-batch", &batch)).await;
-    assert_eq!(answer.json()["code"], "input-validation-failed");
-    assert_eq!(
-        answer.json()["issues"],
+    refused_in_bounded_memory(
+        "stress.count-batch",
+        &format!(r#"{{"batch":{}}}"#, wrong_items((LIMIT - 200) / 2 - 8)),
         json!([{
             "instancePath": "/batch",
             "schemaPath": "#/properties/batch/anyOf",
             "keyword": "anyOf",
             "params": {},
             "message": "must match a schema in anyOf"
-        }])
-    );
+        }]),
+    )
+    .await;
+}
+
+/// Sends `input` to `tool` on a service of its own: answered
+/// `input-validation-failed` with exactly `issues`, while the service grows
+/// by less than 512 MiB (the body parsed: 5 million numbers in a `Value`
+/// are ~160 MiB).
+async fn refused_in_bounded_memory(tool: &str, input: &str, issues: Value) {
+    let service = start(&ServiceOptions::default());
+    let before = service.rss_kib();
+    let (answer, _) = send(&service, invoke_raw(tool, input)).await;
+    assert_eq!(answer.json()["code"], "input-validation-failed");
+    assert_eq!(answer.json()["issues"], issues);
     let growth = service.peak_rss_kib().saturating_sub(before);
     assert!(growth < 512 * 1024, "+{growth} KiB");
 }
