@@ -3,8 +3,8 @@
 //! `jsonschema` stops at the first error everywhere but in `anyOf` and
 //! `oneOf`: an error of either carries the errors of every branch, all of
 //! them built. A branch over a list of a million wrong items is a million
-//! errors, and `Option<T>` of a struct is an `anyOf` in every schemars
-//! schema. So for the first error, a second validator runs on a rewritten
+//! errors, and schemars writes untagged enums, and `Option<T>` of a struct
+//! it refers to by `$ref`, as `anyOf`. So for the first error, a second validator runs on a rewritten
 //! schema: each `anyOf: X` becomes an `allOf` entry `{"not": {"not":
 //! {"anyOf": X}}}`, which accepts exactly what `anyOf` does but fails as a
 //! `not`, and `not` decides by validity alone, building nothing. A `oneOf: X`
