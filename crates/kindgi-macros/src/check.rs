@@ -5,6 +5,8 @@ use quote::{format_ident, quote};
 use syn::ItemFn;
 use syn::ext::IdentExt;
 
+use kindgi_protocol::vocab::{GuardrailKind, OnViolation, Severity};
+
 use crate::args::{self, Accepted, Args};
 use crate::func::{self, Errors};
 use crate::id;
@@ -63,22 +65,72 @@ fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
             "`on_violation` is empty: say what a violation does, e.g. `on_violation = \"halt\"`",
         ));
     }
-    errors.into_result()?;
-    let id = id.expect("no errors, so the id is there");
-
     let mut calls = Vec::new();
-    for name in ["check_id", "name", "on_violation", "severity", "kind"] {
+    for name in ["check_id", "name"] {
         if let Some(value) = args.str(name) {
             let method = format_ident!("{name}");
             calls.push(quote!(.#method(#value)));
         }
     }
+    if args.str("name").is_none() {
+        let doc = func::doc_comment(&func.attrs);
+        if let Some(summary) = doc.lines().next().filter(|line| !line.trim().is_empty()) {
+            let summary = summary.trim().trim_end_matches('.');
+            let name = syn::LitStr::new(summary, func.sig.ident.span());
+            calls.push(quote!(.name(#name)));
+        }
+    }
+    // The closed lists' values are checked here, so a typo is a compile
+    // error; `other` gives the built-in variant for a built-in's name.
+    for (arg, ty, names, known) in [
+        (
+            "on_violation",
+            "OnViolation",
+            OnViolation::built_in_names(),
+            known(&args, "on_violation", OnViolation::built_in),
+        ),
+        (
+            "severity",
+            "Severity",
+            Severity::built_in_names(),
+            known(&args, "severity", Severity::built_in),
+        ),
+        (
+            "kind",
+            "GuardrailKind",
+            GuardrailKind::built_in_names(),
+            known(&args, "kind", GuardrailKind::built_in),
+        ),
+    ] {
+        let Some(value) = args.str(arg) else { continue };
+        let wire = value.value();
+        if !known && !wire.trim().is_empty() {
+            errors.push(syn::Error::new(
+                value.span(),
+                format!(
+                    "unknown `{arg}` \"{wire}\": one of {names}; for another, chain `.{arg}(kindgi::{ty}::other(\"{wire}\"))` on the generated function"
+                ),
+            ));
+        }
+        let method = format_ident!("{arg}");
+        let ty = format_ident!("{ty}");
+        calls.push(quote!(.#method(::kindgi::#ty::other(#value))));
+    }
+    errors.into_result()?;
+    let id = id.expect("no errors, so the id is there");
+
     let name = &func.sig.ident;
     calls.push(quote!(.evaluate(#name)));
     Ok(quote! {
         ::kindgi::Guardrail::new(#id, ::kindgi::here!())
             #(#calls)*
     })
+}
+
+/// Whether the string argument `arg`, if given, names a built-in value.
+fn known<T>(args: &Args, arg: &str, built_in: fn(&str) -> Option<T>) -> bool {
+    args.str(arg)
+        .is_none_or(|value| built_in(&value.value()).is_some())
 }
 
 /// The function as written, then `<name>_guardrail()` with `body`.
@@ -128,9 +180,9 @@ mod tests {
             ::kindgi::Guardrail::new("acme.min-length", ::kindgi::here!())
                 .check_id("acme.checks.min-length")
                 .name("Minimum length")
-                .on_violation("halt")
-                .severity("error")
-                .kind("zero-llm")
+                .on_violation(::kindgi::OnViolation::other("halt"))
+                .severity(::kindgi::Severity::other("error"))
+                .kind(::kindgi::GuardrailKind::other("zero-llm"))
                 .evaluate(min_length)
         }
         .to_string();
@@ -146,6 +198,9 @@ mod tests {
         let out = expand(
             quote!(id = "acme.x", on_violation = "log-only"),
             quote!(
+                /// Passes every run.
+                ///
+                /// More words.
                 fn x(config: C, trace: T) -> bool {
                     true
                 }
@@ -154,11 +209,37 @@ mod tests {
         .to_string();
         let want = quote! {
             ::kindgi::Guardrail::new("acme.x", ::kindgi::here!())
-                .on_violation("log-only")
+                .name("Passes every run")
+                .on_violation(::kindgi::OnViolation::other("log-only"))
                 .evaluate(x)
         }
         .to_string();
         assert!(out.contains(&want), "{out}");
+    }
+
+    #[test]
+    fn unknown_values_of_closed_lists() {
+        let out = expand(
+            quote!(
+                id = "acme.x",
+                on_violation = "hault",
+                severity = "fatal",
+                kind = "regex"
+            ),
+            quote!(
+                fn x(config: C, trace: T) -> bool {
+                    true
+                }
+            ),
+        )
+        .to_string();
+        for message in [
+            "unknown `on_violation` \\\"hault\\\": one of \\\"halt\\\", \\\"retry\\\", \\\"escalate\\\", \\\"log-only\\\" or \\\"compensate\\\"; for another, chain `.on_violation(kindgi::OnViolation::other(\\\"hault\\\"))` on the generated function",
+            "unknown `severity` \\\"fatal\\\"",
+            "unknown `kind` \\\"regex\\\": one of \\\"zero-llm\\\", \\\"llm-judge\\\" or \\\"external\\\"",
+        ] {
+            assert!(out.contains(message), "{message}: {out}");
+        }
     }
 
     #[test]

@@ -89,7 +89,7 @@ use proc_macro::TokenStream;
 ///
 /// ```text
 /// let tool = echo_tool()
-///     .effect("network", Some("api.example.com"))
+///     .effect(kindgi::EffectKind::Network, Some("api.example.com"))
 ///     .needs_secret("API_KEY")
 ///     .needs_env("REGION", serde_json::json!({"type": "string", "default": "eu"}))
 ///     .needs_connection("crm", "salesforce", &["read"]);
@@ -155,8 +155,8 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// ```text
 /// kindgi::Guardrail::new("acme.min-length", kindgi::here!())
 ///     .check_id("acme.checks.min-length")
-///     .on_violation("halt")
-///     .severity("error")
+///     .on_violation(kindgi::OnViolation::Halt)
+///     .severity(kindgi::Severity::Error)
 ///     .evaluate(min_length)
 /// ```
 ///
@@ -166,11 +166,16 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// | --- | --- |
 /// | `id = "acme.min-length"` (required) | `Guardrail::new("acme.min-length", here!())` |
 /// | `check_id = "..."` | `.check_id("...")` |
-/// | `name = "..."` | `.name("...")` |
-/// | `on_violation = "halt"` (required) | `.on_violation("halt")` |
-/// | `severity = "error"` | `.severity("error")` |
-/// | `kind = "zero-llm"` | `.kind("zero-llm")` (the default) |
+/// | `name = "..."` | `.name("...")`, else the doc comment's first line |
+/// | `on_violation = "halt"` (required) | `.on_violation(OnViolation::Halt)` |
+/// | `severity = "error"` | `.severity(Severity::Error)` |
+/// | `kind = "zero-llm"` | `.kind(GuardrailKind::ZeroLlm)` (the default) |
 ///
+/// `on_violation`, `severity` and `kind` take the wire spelling of a
+/// built-in value (`halt`, `retry`, `escalate`, `log-only`, `compensate`;
+/// `info`, `warn`, `error`, `critical`; `zero-llm`, `llm-judge`,
+/// `external`), checked at compile time; another value is chained on the
+/// generated function: `.on_violation(kindgi::OnViolation::other("page"))`.
 /// `id` and `check_id` are checked at compile time like a tool's id. The
 /// scope, config and other index fields are chained on the generated
 /// function: `min_length_guardrail().config(json!({"minLength": 20}))`.
@@ -178,7 +183,8 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// # Errors
 ///
 /// At compile time: a missing, empty or malformed `id` (or `check_id`), a
-/// missing or empty `on_violation`, an unknown or repeated argument, an
+/// missing or empty `on_violation`, an `on_violation`, `severity` or `kind`
+/// that isn't a built-in value, an unknown or repeated argument, an
 /// `async fn`, a method, a generic function, or a function that doesn't take
 /// exactly two parameters.
 #[proc_macro_attribute]

@@ -110,6 +110,9 @@ fn min_length(config: MinLength, trace: RunTrace) -> CheckResult {
 #[derive(Deserialize, JsonSchema)]
 struct NoConfig {}
 
+/// Non-empty output.
+///
+/// Passes when the run's output is text that isn't empty.
 #[check(id = "acme.non-empty", on_violation = "log-only")]
 pub(crate) fn non_empty(_config: NoConfig, trace: RunTrace) -> Result<bool, ToolError> {
     Ok(trace.output_text().is_some_and(|t| !t.is_empty()))
@@ -253,5 +256,6 @@ fn guardrails_in_the_index() {
         Some("log-only")
     );
     assert_eq!(non_empty.severity, None);
+    assert_eq!(non_empty.name.as_deref(), Some("Non-empty output"));
     assert_eq!(non_empty.kind, "zero-llm");
 }

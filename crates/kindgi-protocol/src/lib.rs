@@ -29,6 +29,7 @@ mod request;
 mod response;
 mod secret;
 mod version;
+pub mod vocab;
 
 pub use context::{CallContext, Connection, ConnectionAccount, ToolFilesGrant, WaitToken};
 pub use file::{FileValue, FileValueType, NotRead, NotStored, ReadAnswer, StoreAnswer};

@@ -101,17 +101,22 @@ mod source;
 pub mod testing;
 
 pub use authoring::agent::Agent;
-pub use authoring::check::{Guardrail, IntoCheckResult, RunTrace};
+pub use authoring::check::{Guardrail, IntoCheckResult};
 pub use authoring::flow;
 pub use authoring::flow::Flow;
 pub use authoring::pack::Pack;
-pub use authoring::tool::{Pause, Reply, ReplyValue, Tool, ToolOutput};
+pub use authoring::refs::{AgentRef, GuardrailRef, ToolRef};
+pub use authoring::tool::{Network, Pause, Reply, ReplyValue, Tool, ToolOutput};
+pub use authoring::trace::{RunTrace, TraceShapeError};
 pub use cancel::{CancelReason, Cancellation};
 pub use context::{ToolContext, WaitLink};
 pub use error::{PauseNotAvailable, ToolError};
 pub use files::{Files, FilesError, FilesNotAvailable, Read, Stored};
 pub use kindgi_macros::{check, tool};
 pub use kindgi_protocol as protocol;
+pub use kindgi_protocol::vocab::{
+    EffectKind, GuardrailKind, OnViolation, Sandbox, ScopeWhen, Severity,
+};
 pub use kindgi_protocol::{CheckResult, Connection, FileValue, NotRead, NotStored, Secret};
 pub use percent::encode_component;
 pub use schema::schema_for;

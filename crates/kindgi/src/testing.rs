@@ -12,7 +12,11 @@
 //! }
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! let pack = Pack::new().tool(Tool::new("acme.greet", kindgi::here!()).handler(greet));
+//! let greet = Tool::new("acme.greet", kindgi::here!())
+//!     .description("Greets someone by name.")
+//!     .input_schema(json!({"type": "object", "properties": {"name": {"type": "string"}}}))
+//!     .handler(greet);
+//! let pack = Pack::new().tool(greet);
 //! let pack = TestPack::new(pack).expect("a valid pack");
 //! let output = pack
 //!     .call("acme.greet", json!({"name": "Ana"}), TestContext::new().tenant("acme"))

@@ -60,6 +60,7 @@ async fn files(input: FilesInput, ctx: ToolContext) -> Result<Value, ToolError> 
 fn pack() -> Pack {
     Pack::new().tool(
         Tool::new("t.files", kindgi::here!())
+            .description("Stores and reads files.")
             .stores_files()
             .reads_files()
             .handler(files),

@@ -89,17 +89,34 @@ fn short(config: Limit, trace: RunTrace) -> CheckResult {
 
 fn pack() -> Pack {
     Pack::new()
-        .tool(Tool::new("t.greet", kindgi::here!()).handler(greet))
-        .tool(Tool::new("t.wait", kindgi::here!()).handler(wait_forever))
-        .tool(Tool::new("t.approve", kindgi::here!()).handler(approve))
+        .tool(
+            Tool::new("t.greet", kindgi::here!())
+                .description("Greets.")
+                .handler(greet),
+        )
+        .tool(
+            Tool::new("t.wait", kindgi::here!())
+                .description("Waits until cancelled.")
+                .input_schema(json!({"type": "object"}))
+                .handler(wait_forever),
+        )
+        .tool(
+            Tool::new("t.approve", kindgi::here!())
+                .description("Pauses for approval.")
+                .input_schema(json!({"type": "object"}))
+                .handler(approve),
+        )
         .tool(
             Tool::new("t.store", kindgi::here!())
+                .description("Stores a file.")
+                .input_schema(json!({"type": "object"}))
                 .stores_files()
                 .handler(store),
         )
         .guardrail(
             Guardrail::new("t.short", kindgi::here!())
-                .on_violation("halt")
+                .name("Short")
+                .on_violation(kindgi::OnViolation::Halt)
                 .evaluate(short),
         )
 }

@@ -50,11 +50,20 @@ fn min_length(config: MinLength, _trace: RunTrace) -> CheckResult {
 
 fn pack() -> TestPack {
     let pack = Pack::new()
-        .tool(Tool::new("n.async", kindgi::here!()).handler(count_async))
-        .tool(Tool::new("n.blocking", kindgi::here!()).blocking_handler(count_blocking))
+        .tool(
+            Tool::new("n.async", kindgi::here!())
+                .description("Counts.")
+                .handler(count_async),
+        )
+        .tool(
+            Tool::new("n.blocking", kindgi::here!())
+                .description("Counts, blocking.")
+                .blocking_handler(count_blocking),
+        )
         .guardrail(
             Guardrail::new("n.min", kindgi::here!())
-                .on_violation("halt")
+                .name("Minimum")
+                .on_violation(kindgi::OnViolation::Halt)
                 .evaluate(min_length),
         );
     TestPack::new(pack).expect("a valid pack")

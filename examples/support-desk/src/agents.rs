@@ -1,11 +1,12 @@
 //! The pack's agents.
 
-use kindgi::Agent;
+use kindgi::{Agent, Guardrail, Tool};
 
 /// `support.triage`: reads a customer's message, logs it, answers it, and
-/// asks for refunds — never showing a card number.
-pub fn triage() -> Agent {
-    Agent::new("support.triage", "1.0.0", "Support triage", kindgi::here!())
+/// asks for refunds — never showing a card number. It may call `tools`
+/// (each at its own version) and is guarded by `guardrail`.
+pub fn triage(tools: &[&Tool], guardrail: &Guardrail) -> Agent {
+    let agent = Agent::new("support.triage", "1.0.0", "Support triage", kindgi::here!())
         .description("Logs, answers and routes customer requests.")
         .instructions(
             "You triage support requests. Log every request as a ticket first. \
@@ -13,10 +14,6 @@ pub fn triage() -> Agent {
              For refunds, ask for approval before promising anything. \
              Never repeat payment card numbers.",
         )
-        .tool("support.log-ticket", "1.0.0")
-        .tool("support.canned-reply", "1.0.0")
-        .tool("support.post-reply", "1.0.0")
-        .tool("support.approve-refund", "1.0.0")
-        .tool("support.weekly-report", "1.0.0")
-        .guardrail("support.no-card-numbers")
+        .guardrail(guardrail);
+    tools.iter().fold(agent, |agent, tool| agent.tool(*tool))
 }

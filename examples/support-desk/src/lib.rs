@@ -42,14 +42,34 @@ impl Settings {
 }
 
 /// Every primitive of the pack, its tools using `settings`.
+///
+/// The agent and the flow name the tools and the guardrail themselves, so
+/// renaming one can't leave them naming an id the pack doesn't have.
 pub fn pack(settings: &Settings) -> kindgi::Pack {
+    let log_ticket = tools::log_ticket::tool(settings);
+    let canned_reply = tools::canned_reply::tool();
+    let weekly_report = tools::weekly_report::tool(settings);
+    let approve_refund = tools::approve_refund::tool(settings);
+    let post_reply = tools::post_reply::tool();
+    let no_card_numbers = guardrails::no_card_numbers::guardrail();
+    let triage = agents::triage(
+        &[
+            &log_ticket,
+            &canned_reply,
+            &post_reply,
+            &approve_refund,
+            &weekly_report,
+        ],
+        &no_card_numbers,
+    );
+    let refund = flows::refund(&approve_refund, &post_reply);
     kindgi::Pack::new()
-        .tool(tools::log_ticket::tool(settings))
-        .tool(tools::canned_reply::tool())
-        .tool(tools::weekly_report::tool(settings))
-        .tool(tools::approve_refund::tool(settings))
-        .tool(tools::post_reply::tool())
-        .guardrail(guardrails::no_card_numbers::guardrail())
-        .agent(agents::triage())
-        .flow(flows::refund())
+        .tool(log_ticket)
+        .tool(canned_reply)
+        .tool(weekly_report)
+        .tool(approve_refund)
+        .tool(post_reply)
+        .guardrail(no_card_numbers)
+        .agent(triage)
+        .flow(refund)
 }

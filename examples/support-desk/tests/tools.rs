@@ -425,6 +425,28 @@ fn the_check_halts_on_a_card_number() {
 }
 
 #[test]
+fn a_trace_part_of_another_type_hides_no_card_number() {
+    let (pack, _settings, _dir) = pack();
+    for (field, value) in [
+        ("toolCalls", json!(null)),
+        ("toolResults", json!("x")),
+        ("modelCalls", json!({})),
+    ] {
+        let mut trace =
+            json!({"runId": "r", "tenantId": "t", "output": "card 4111 1111 1111 1111"});
+        trace[field] = value;
+        let answer = pack.check("support.no-card-numbers", json!({}), trace);
+        assert_eq!(
+            answer.response,
+            Response::check_result(CheckResult::fail(
+                "the output shows what looks like a payment card number"
+            )),
+            "{field}"
+        );
+    }
+}
+
+#[test]
 fn the_index_lists_every_primitive() {
     let settings = Settings {
         database: "unused.db".into(),
@@ -465,5 +487,24 @@ fn the_index_lists_every_primitive() {
     );
     assert_eq!(index.guardrails[0].id, "support.no-card-numbers");
     assert_eq!(index.agents[0].id, "support.triage");
+    let agent_tools: Vec<(&str, &str)> = index.agents[0]
+        .tools
+        .iter()
+        .map(|t| (t.id.as_str(), t.version.as_str()))
+        .collect();
+    assert_eq!(
+        agent_tools,
+        [
+            ("support.log-ticket", "1.0.0"),
+            ("support.canned-reply", "1.0.0"),
+            ("support.post-reply", "1.0.0"),
+            ("support.approve-refund", "1.0.0"),
+            ("support.weekly-report", "1.0.0"),
+        ]
+    );
+    assert_eq!(
+        index.agents[0].guardrails,
+        Some(vec!["support.no-card-numbers".to_owned()])
+    );
     assert_eq!(index.flows[0].id, "support.refund");
 }

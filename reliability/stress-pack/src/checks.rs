@@ -1,6 +1,6 @@
 //! The stress pack's checks.
 
-use kindgi::{CheckResult, Guardrail, RunTrace};
+use kindgi::{CheckResult, Guardrail, OnViolation, RunTrace};
 use serde_json::{Value, json};
 
 fn ok(_config: Value, _trace: RunTrace) -> CheckResult {
@@ -16,7 +16,7 @@ pub(crate) fn ok_guardrail() -> Guardrail {
     Guardrail::new("stress.ok", kindgi::here!())
         .name("Passes")
         .check_id("stress.checks.ok")
-        .on_violation("log-only")
+        .on_violation(OnViolation::LogOnly)
         .config_schema(json!({"type": "object"}))
         .evaluate(ok)
 }
@@ -26,7 +26,7 @@ pub(crate) fn panics_guardrail() -> Guardrail {
     Guardrail::new("stress.panics", kindgi::here!())
         .name("Panics")
         .check_id("stress.checks.panics")
-        .on_violation("log-only")
+        .on_violation(OnViolation::LogOnly)
         .config_schema(json!({"type": "object"}))
         .evaluate(panics)
 }

@@ -37,6 +37,12 @@ pub(crate) fn cases() -> Vec<Case> {
             no_wait_token,
         ),
         Case::new(
+            "pause.timeout-bounds",
+            Pause,
+            "timeoutMs 0 and exactly 24 days (2 073 600 000) are valid pauses, answered with that timeoutMs.",
+            bounds,
+        ),
+        Case::new(
             "pause.timeout-too-long",
             Pause,
             "timeoutMs over 24 days: error handler-shape-invalid with toolId (a pause waits at most 24 days).",
@@ -125,6 +131,19 @@ async fn no_wait_token(s: Session) -> Checked {
     .await?;
     error_code(&answer, "pause-not-available")?;
     eq("toolId", "conformance.pause", str_at(&answer, "/toolId")?)
+}
+
+async fn bounds(s: Session) -> Checked {
+    for ms in [0, MAX_PAUSE_MS] {
+        let (context, _) = waiting_ctx(&s);
+        let answer = call(&s, "conformance.pause", json!({"timeoutMs": ms}), context).await?;
+        json_eq(
+            &format!("answer for timeoutMs {ms}"),
+            &json!({"v": 2, "kind": "pause", "timeoutMs": ms}),
+            &answer,
+        )?;
+    }
+    Ok(())
 }
 
 async fn too_long(s: Session) -> Checked {

@@ -2,15 +2,23 @@
 
 use serde_json::{Map, Value};
 
+use super::refs::{GuardrailRef, ToolRef};
 use crate::SourceFile;
 
 /// An agent: instructions, the tools it may call, its guardrails.
 ///
+/// Its tools and guardrails are references: made from the primitive
+/// itself (`&tool`), so a rename can't leave the agent naming a tool the
+/// pack lacks, or by id ([`ToolRef`], [`GuardrailRef`]).
+///
 /// ```
-/// let agent = kindgi::Agent::new("acme.helper", "1.0.0", "Helper", kindgi::here!())
+/// use kindgi::{Agent, Guardrail, Tool};
+/// let echo = Tool::new("acme.echo", kindgi::here!());
+/// let short = Guardrail::new("acme.min-length", kindgi::here!());
+/// let agent = Agent::new("acme.helper", "1.0.0", "Helper", kindgi::here!())
 ///     .instructions("Answer briefly.")
-///     .tool("acme.echo", "1.0.0")
-///     .guardrail("acme.min-length");
+///     .tool(&echo)
+///     .guardrail(&short);
 /// assert_eq!(agent.id(), "acme.helper");
 /// ```
 #[derive(Debug, Clone)]
@@ -20,8 +28,8 @@ pub struct Agent {
     pub(crate) name: String,
     pub(crate) instructions: Value,
     pub(crate) capabilities: Vec<Value>,
-    pub(crate) tools: Vec<(String, String)>,
-    pub(crate) guardrails: Vec<String>,
+    pub(crate) tools: Vec<ToolRef>,
+    pub(crate) guardrails: Vec<GuardrailRef>,
     pub(crate) description: Option<String>,
     pub(crate) extra: Map<String, Value>,
     pub(crate) source: SourceFile,
@@ -76,15 +84,17 @@ impl Agent {
         self
     }
 
-    /// A tool the agent may call, by id and version (a semver range).
-    pub fn tool(mut self, id: impl Into<String>, version: impl Into<String>) -> Self {
-        self.tools.push((id.into(), version.into()));
+    /// A tool the agent may call: `&tool` (pinned to its version), or a
+    /// [`ToolRef`] by id.
+    pub fn tool(mut self, tool: impl Into<ToolRef>) -> Self {
+        self.tools.push(tool.into());
         self
     }
 
-    /// A guardrail guarding the agent, by id.
-    pub fn guardrail(mut self, id: impl Into<String>) -> Self {
-        self.guardrails.push(id.into());
+    /// A guardrail guarding the agent: `&guardrail`, or a [`GuardrailRef`]
+    /// by id.
+    pub fn guardrail(mut self, guardrail: impl Into<GuardrailRef>) -> Self {
+        self.guardrails.push(guardrail.into());
         self
     }
 

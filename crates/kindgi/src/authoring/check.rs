@@ -5,53 +5,11 @@ use std::sync::Arc;
 use kindgi_protocol::CheckResult;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::numbers::read_typed;
-use crate::{SourceFile, ToolError, schema_for};
-
-/// The run trace a check evaluates (`RunTrace` of `@kindgi/guardrails`).
-///
-/// Its well-known parts are typed; whatever else the runtime sends is kept
-/// in [`RunTrace::extra`], and the trace exactly as sent in [`RunTrace::raw`].
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RunTrace {
-    /// The run's (or turn's) output.
-    #[serde(default)]
-    pub output: Value,
-    /// The tool calls the run made.
-    #[serde(default)]
-    pub tool_calls: Vec<Value>,
-    /// Their results.
-    #[serde(default)]
-    pub tool_results: Vec<Value>,
-    /// The model calls the run made.
-    #[serde(default)]
-    pub model_calls: Vec<Value>,
-    /// Every other field of the trace.
-    #[serde(flatten)]
-    pub extra: Map<String, Value>,
-    /// The trace as sent.
-    #[serde(skip)]
-    pub raw: Value,
-}
-
-impl RunTrace {
-    /// Reads a trace as sent; a trace that isn't shaped like one keeps only
-    /// its [`RunTrace::raw`] value.
-    pub fn from_value(raw: Value) -> Self {
-        let mut trace = Self::deserialize(&raw).unwrap_or_default();
-        trace.raw = raw;
-        trace
-    }
-
-    /// The output when it is text.
-    pub fn output_text(&self) -> Option<&str> {
-        self.output.as_str()
-    }
-}
+use super::trace::RunTrace;
+use crate::{GuardrailKind, OnViolation, Severity, SourceFile, ToolError, schema_for};
 
 /// What a check returns: a [`CheckResult`], a `bool`, or either in a
 /// `Result` whose error is any `std::error::Error` (or [`ToolError`]).
@@ -95,7 +53,7 @@ pub(crate) enum CheckOutcome {
 /// A guardrail whose check runs in this pack.
 ///
 /// ```
-/// use kindgi::{CheckResult, Guardrail, RunTrace};
+/// use kindgi::{CheckResult, Guardrail, OnViolation, RunTrace, Severity};
 /// use schemars::JsonSchema;
 /// use serde::{Deserialize, Serialize};
 ///
@@ -115,8 +73,9 @@ pub(crate) enum CheckOutcome {
 ///
 /// let guardrail = Guardrail::new("acme.min-length", kindgi::here!())
 ///     .check_id("acme.checks.min-length")
-///     .on_violation("halt")
-///     .severity("error")
+///     .name("Minimum length")
+///     .on_violation(OnViolation::Halt)
+///     .severity(Severity::Error)
 ///     .evaluate(min_length);
 /// assert_eq!(guardrail.resolved_check_id(), "acme.checks.min-length");
 /// ```
@@ -125,12 +84,16 @@ pub struct Guardrail {
     pub(crate) id: String,
     pub(crate) name: Option<String>,
     pub(crate) check_id: Option<String>,
-    pub(crate) kind: String,
-    pub(crate) on_violation: Option<String>,
-    pub(crate) severity: Option<String>,
+    pub(crate) kind: GuardrailKind,
+    pub(crate) on_violation: Option<OnViolation>,
+    pub(crate) severity: Option<Severity>,
     pub(crate) scope: Option<Map<String, Value>>,
+    /// The config schema given with [`Guardrail::config_schema`]: it wins
+    /// over the check's, whichever call comes first.
     pub(crate) config_schema: Option<Value>,
-    pub(crate) config: Option<Map<String, Value>>,
+    /// The schema of the check's config type.
+    pub(crate) derived_config_schema: Option<Value>,
+    pub(crate) config: Option<Value>,
     pub(crate) extra: Map<String, Value>,
     pub(crate) source: SourceFile,
     pub(crate) evaluate: Option<Evaluate>,
@@ -154,11 +117,12 @@ impl Guardrail {
             id: id.into(),
             name: None,
             check_id: None,
-            kind: "zero-llm".to_owned(),
+            kind: GuardrailKind::ZeroLlm,
             on_violation: None,
             severity: None,
             scope: None,
             config_schema: None,
+            derived_config_schema: None,
             config: None,
             extra: Map::new(),
             source,
@@ -188,22 +152,22 @@ impl Guardrail {
         self
     }
 
-    /// How the guardrail is checked (default `zero-llm`).
-    pub fn kind(mut self, kind: impl Into<String>) -> Self {
-        self.kind = kind.into();
+    /// How the guardrail is checked (default [`GuardrailKind::ZeroLlm`]).
+    pub fn kind(mut self, kind: GuardrailKind) -> Self {
+        self.kind = kind;
         self
     }
 
-    /// What a violation does (`halt`, `log-only`, …): the index's
-    /// `action: {"on-violation": …}`. Required.
-    pub fn on_violation(mut self, action: impl Into<String>) -> Self {
-        self.on_violation = Some(action.into());
+    /// What a violation does: the index's `action: {"on-violation": …}`.
+    /// Required.
+    pub fn on_violation(mut self, action: OnViolation) -> Self {
+        self.on_violation = Some(action);
         self
     }
 
-    /// Severity (`error`, `warning`, …).
-    pub fn severity(mut self, severity: impl Into<String>) -> Self {
-        self.severity = Some(severity.into());
+    /// How serious a violation is.
+    pub fn severity(mut self, severity: Severity) -> Self {
+        self.severity = Some(severity);
         self
     }
 
@@ -213,13 +177,23 @@ impl Guardrail {
         self
     }
 
+    /// The config schema the index carries: the one given, else the
+    /// check's config type's.
+    pub(crate) fn effective_config_schema(&self) -> Option<&Value> {
+        self.config_schema
+            .as_ref()
+            .or(self.derived_config_schema.as_ref())
+    }
+
     /// The config the check runs with (the index's `config`).
     pub fn config(mut self, config: Value) -> Self {
-        self.config = config.as_object().cloned();
+        self.config = Some(config);
         self
     }
 
-    /// Replaces the config schema derived from the check's config type.
+    /// The config schema, instead of the one the check's config type
+    /// gives. It stands whichever of this and [`Guardrail::evaluate`] is
+    /// called first.
     pub fn config_schema(mut self, schema: Value) -> Self {
         self.config_schema = Some(schema);
         self
@@ -241,9 +215,7 @@ impl Guardrail {
         C: DeserializeOwned + JsonSchema + 'static,
         R: IntoCheckResult,
     {
-        if self.config_schema.is_none() {
-            self.config_schema = Some(schema_for::<C>());
-        }
+        self.derived_config_schema = Some(schema_for::<C>());
         self.evaluate = Some(Arc::new(move |config, trace| {
             let config = match read_typed::<C>(Value::Object(config)) {
                 Ok(config) => config,

@@ -2,6 +2,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::refs::{AgentRef, ToolRef};
 use crate::SourceFile;
 
 /// The flow's entry, as an edge's `from`.
@@ -12,9 +13,10 @@ pub const END: &str = "$end";
 /// A flow: nodes and the edges between them.
 ///
 /// ```
-/// use kindgi::{Flow, flow::{START, END}};
+/// use kindgi::{Flow, Tool, flow::{START, END}};
+/// let echo = Tool::new("acme.echo", kindgi::here!());
 /// let flow = Flow::new("acme.echo-flow", "1.0.0", kindgi::here!())
-///     .tool_node("echo", "acme.echo")
+///     .tool_node("echo", &echo)
 ///     .edge(START, "echo")
 ///     .edge("echo", END);
 /// assert_eq!(flow.id(), "acme.echo-flow");
@@ -27,6 +29,9 @@ pub struct Flow {
     pub(crate) description: Option<String>,
     pub(crate) nodes: Vec<Value>,
     pub(crate) edges: Vec<Value>,
+    /// What the nodes made by [`Flow::tool_node`] and [`Flow::agent_node`]
+    /// name, for the indexer to resolve.
+    pub(crate) refs: Vec<NodeRef>,
     pub(crate) extra: Map<String, Value>,
     pub(crate) source: SourceFile,
 }
@@ -41,6 +46,7 @@ impl Flow {
             description: None,
             nodes: Vec::new(),
             edges: Vec::new(),
+            refs: Vec::new(),
             extra: Map::new(),
             source,
         }
@@ -63,14 +69,28 @@ impl Flow {
         self
     }
 
-    /// A node that runs a tool.
-    pub fn tool_node(self, id: &str, tool: &str) -> Self {
-        self.node(json!({"id": id, "kind": "tool", "ref": tool}))
+    /// A node that runs a tool: `&tool`, or a [`ToolRef`] by id.
+    pub fn tool_node(mut self, id: &str, tool: impl Into<ToolRef>) -> Self {
+        let tool = tool.into();
+        self.nodes
+            .push(json!({"id": id, "kind": "tool", "ref": tool.id}));
+        self.refs.push(NodeRef {
+            node: id.to_owned(),
+            target: NodeTarget::Tool(tool),
+        });
+        self
     }
 
-    /// A node that runs an agent.
-    pub fn agent_node(self, id: &str, agent: &str) -> Self {
-        self.node(json!({"id": id, "kind": "agent", "ref": agent}))
+    /// A node that runs an agent: `&agent`, or an [`AgentRef`] by id.
+    pub fn agent_node(mut self, id: &str, agent: impl Into<AgentRef>) -> Self {
+        let agent = agent.into();
+        self.nodes
+            .push(json!({"id": id, "kind": "agent", "ref": agent.id}));
+        self.refs.push(NodeRef {
+            node: id.to_owned(),
+            target: NodeTarget::Agent(agent),
+        });
+        self
     }
 
     /// Any node, as `flow.schema.json` declares it (loops, fanouts, subflows).
@@ -95,4 +115,22 @@ impl Flow {
         self.extra.insert(key.to_owned(), value);
         self
     }
+}
+
+/// What a node of a flow names.
+#[derive(Debug, Clone)]
+pub(crate) struct NodeRef {
+    /// The node's id.
+    pub(crate) node: String,
+    /// The tool or agent it runs.
+    pub(crate) target: NodeTarget,
+}
+
+/// The primitive a node runs.
+#[derive(Debug, Clone)]
+pub(crate) enum NodeTarget {
+    /// A tool.
+    Tool(ToolRef),
+    /// An agent.
+    Agent(AgentRef),
 }

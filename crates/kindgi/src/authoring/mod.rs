@@ -5,4 +5,6 @@ pub(crate) mod check;
 pub mod flow;
 mod numbers;
 pub(crate) mod pack;
+pub(crate) mod refs;
 pub(crate) mod tool;
+pub(crate) mod trace;

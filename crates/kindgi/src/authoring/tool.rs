@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::numbers::read_typed;
-use crate::{SourceFile, ToolContext, ToolError, schema_for};
+use crate::{EffectKind, Sandbox, SourceFile, ToolContext, ToolError, schema_for};
 
 /// A boxed future the service awaits.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -46,14 +46,18 @@ pub struct Tool {
     pub(crate) id: String,
     pub(crate) description: Option<String>,
     pub(crate) version: Option<String>,
-    pub(crate) input_schema: Value,
-    pub(crate) output_schema: Value,
+    /// The input schema given with [`Tool::input_schema`]: it wins over the
+    /// handler's, whichever call comes first.
+    pub(crate) input_schema: Option<Value>,
+    /// The output schema given with [`Tool::output_schema`].
+    pub(crate) output_schema: Option<Value>,
+    /// What the handler's types say.
+    pub(crate) derived: Option<Derived>,
     pub(crate) mutating: Option<bool>,
     pub(crate) needs_approval_when_unattended: Option<bool>,
     pub(crate) effects: Vec<Value>,
     pub(crate) needs_spec: Map<String, Value>,
     pub(crate) pauses: Option<bool>,
-    pub(crate) output_pauses: bool,
     pub(crate) stores_files: bool,
     pub(crate) reads_files: bool,
     pub(crate) extra: Map<String, Value>,
@@ -73,6 +77,14 @@ impl std::fmt::Debug for Tool {
             )
             .finish_non_exhaustive()
     }
+}
+
+/// The schemas and pausing a handler's types give.
+#[derive(Debug, Clone)]
+pub(crate) struct Derived {
+    pub(crate) input: Value,
+    pub(crate) output: Value,
+    pub(crate) pauses: bool,
 }
 
 /// The type-erased handler the service calls.
@@ -143,12 +155,18 @@ pub struct Pause {
 }
 
 impl Pause {
+    /// The longest a pause may wait: 24 days.
+    pub const MAX_TIMEOUT: Duration =
+        Duration::from_millis(kindgi_protocol::ToolPause::MAX_TIMEOUT_MS);
+
     /// A pause with the runtime's default timeout (24 hours).
     pub fn new() -> Self {
         Self::default()
     }
 
-    /// How long the run waits, at most 24 days.
+    /// How long the run waits: from zero to 24 days
+    /// ([`Pause::MAX_TIMEOUT`]). A longer pause is the handler's mistake,
+    /// answered `handler-shape-invalid`.
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
         self
@@ -219,14 +237,14 @@ impl Tool {
             id: id.into(),
             description: None,
             version: None,
-            input_schema: json!({}),
-            output_schema: json!({}),
+            input_schema: None,
+            output_schema: None,
+            derived: None,
             mutating: None,
             needs_approval_when_unattended: None,
             effects: Vec::new(),
             needs_spec: Map::new(),
             pauses: None,
-            output_pauses: false,
             stores_files: false,
             reads_files: false,
             extra: Map::new(),
@@ -264,16 +282,38 @@ impl Tool {
         self
     }
 
-    /// Declares a side effect: `kind` is `reads`, `writes`, `deletes`,
-    /// `network`, `external-side-effect`, …; `resource` names what it touches.
-    pub fn effect(mut self, kind: &str, resource: Option<&str>) -> Self {
+    /// Declares a side effect: what kind, and what it touches (`resource`,
+    /// e.g. `"support-desk tickets"` or `"external:api.example.com"`).
+    ///
+    /// ```
+    /// use kindgi::{EffectKind, Tool};
+    /// let tool = Tool::new("acme.send", kindgi::here!())
+    ///     .effect(EffectKind::ExternalSideEffect, Some("mail"));
+    /// ```
+    pub fn effect(mut self, kind: EffectKind, resource: Option<&str>) -> Self {
         let mut effect = Map::new();
-        effect.insert("kind".into(), Value::from(kind));
+        effect.insert("kind".into(), Value::from(kind.as_str()));
         if let Some(resource) = resource {
             effect.insert("resource".into(), Value::from(resource));
         }
         self.effects.push(Value::Object(effect));
         self
+    }
+
+    /// The isolation the runtime keeps around the handler (`sandbox`).
+    pub fn sandbox(self, sandbox: Sandbox) -> Self {
+        self.field("sandbox", Value::from(sandbox.as_str()))
+    }
+
+    /// The hosts the handler may reach (`network`).
+    ///
+    /// ```
+    /// use kindgi::{Network, Tool};
+    /// let tool = Tool::new("acme.fetch", kindgi::here!())
+    ///     .network(Network::allowlist(["api.example.com"]));
+    /// ```
+    pub fn network(self, network: Network) -> Self {
+        self.field("network", network.to_value())
     }
 
     /// Declares an env value the call's context carries (`needsSpec.env`),
@@ -309,7 +349,8 @@ impl Tool {
     }
 
     /// Whether the tool may answer `pause` (default: whether its handler
-    /// returns [`Reply`]).
+    /// returns [`Reply`]). It stands whichever of this and the handler is
+    /// given first.
     pub fn pauses(mut self, pauses: bool) -> Self {
         self.pauses = Some(pauses);
         self
@@ -333,16 +374,35 @@ impl Tool {
         self
     }
 
-    /// Replaces the input schema (e.g. for a `serde_json::Value` input).
+    /// The input schema, instead of the one the handler's input type gives
+    /// (e.g. for a `serde_json::Value` input). It stands whichever of this
+    /// and [`Tool::handler`] is called first.
     pub fn input_schema(mut self, schema: Value) -> Self {
-        self.input_schema = schema;
+        self.input_schema = Some(schema);
         self
     }
 
-    /// Replaces the output schema.
+    /// The output schema, instead of the one the handler's output type
+    /// gives. It stands whichever of this and [`Tool::handler`] is called
+    /// first.
     pub fn output_schema(mut self, schema: Value) -> Self {
-        self.output_schema = schema;
+        self.output_schema = Some(schema);
         self
+    }
+
+    /// The input schema the index carries: the one given, else the
+    /// handler's; `None` before either.
+    pub(crate) fn effective_input_schema(&self) -> Option<&Value> {
+        self.input_schema
+            .as_ref()
+            .or(self.derived.as_ref().map(|d| &d.input))
+    }
+
+    /// The output schema the index carries.
+    pub(crate) fn effective_output_schema(&self) -> Option<&Value> {
+        self.output_schema
+            .as_ref()
+            .or(self.derived.as_ref().map(|d| &d.output))
     }
 
     /// The async handler: `async fn(Input, ToolContext) -> Result<Output, E>`.
@@ -397,13 +457,45 @@ impl Tool {
     }
 
     fn set_types<I: JsonSchema, O: ToolOutput>(&mut self) {
-        self.input_schema = schema_for::<I>();
-        self.output_schema = O::output_schema();
-        self.output_pauses = O::pauses();
+        self.derived = Some(Derived {
+            input: schema_for::<I>(),
+            output: O::output_schema(),
+            pauses: O::pauses(),
+        });
     }
 
-    /// Whether the index says `pauses`.
+    /// Whether the index says `pauses`: as given, else whether the
+    /// handler's output is a [`Reply`].
     pub(crate) fn effective_pauses(&self) -> bool {
-        self.pauses.unwrap_or(self.output_pauses)
+        self.pauses
+            .unwrap_or(self.derived.as_ref().is_some_and(|d| d.pauses))
+    }
+}
+
+/// The hosts a tool's handler may reach (`network` of `tool.schema.json`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Network {
+    /// No network at all.
+    None,
+    /// Any host.
+    Unrestricted,
+    /// Only these hosts.
+    Allowlist(Vec<String>),
+}
+
+impl Network {
+    /// Only `hosts`.
+    pub fn allowlist<S: Into<String>>(hosts: impl IntoIterator<Item = S>) -> Self {
+        Self::Allowlist(hosts.into_iter().map(Into::into).collect())
+    }
+
+    /// As the index carries it: `{"kind": "allowlist", "hosts": […]}`.
+    fn to_value(&self) -> Value {
+        match self {
+            Self::None => json!({"kind": "none"}),
+            Self::Unrestricted => json!({"kind": "unrestricted"}),
+            Self::Allowlist(hosts) => json!({"kind": "allowlist", "hosts": hosts}),
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Turning a [`Pack`] into its [`PackIndex`], catching every mistake a
 //! compiler couldn't.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 
 use kindgi_protocol::ids::id_problem;
 use kindgi_protocol::{
@@ -11,6 +11,7 @@ use kindgi_protocol::{
 use serde_json::{Map, Value};
 
 use super::PackConfig;
+use super::resolve::Lookup;
 use crate::{Agent, Flow, Guardrail, Pack, Tool};
 
 /// The pins that make an index reproducible.
@@ -26,86 +27,66 @@ pub struct Pins {
 ///
 /// # Errors
 ///
-/// Every problem found, each naming the primitive and its file: an invalid
-/// or duplicate id, a tool without a handler or with a schema that doesn't
-/// compile, a guardrail with no action or no check, a flow edge to a node
-/// it lacks, an agent naming a tool the pack lacks.
+/// Every problem found, each naming the primitive, its file and the fix:
+/// an invalid id, an id another primitive of the same kind already has
+/// (reported at the one that repeats it), a tool without a handler or a
+/// description, a schema that doesn't compile, an input or config schema
+/// that isn't an object schema, a guardrail with no name, action or check,
+/// a config that doesn't fit its schema, a flow edge to a node it lacks,
+/// and an agent or flow naming a tool, guardrail or agent of this pack
+/// that the pack doesn't have (or a tool at a version it doesn't have).
 pub fn build_index(
     pack: &Pack,
     config: &PackConfig,
     pins: &Pins,
 ) -> Result<PackIndex, Vec<String>> {
     let mut problems = Vec::new();
-    let mut tools: Vec<ToolEntry> = pack
-        .tools
-        .iter()
-        .map(|tool| tool_entry(tool, &config.version, &mut problems))
-        .collect();
-    let mut guardrails: Vec<GuardrailEntry> = pack
-        .guardrails
-        .iter()
-        .map(|g| guardrail_entry(g, &mut problems))
-        .collect();
-    let mut agents: Vec<AgentEntry> = pack.agents.iter().map(agent_entry).collect();
-    let mut flows: Vec<FlowEntry> = pack
-        .flows
-        .iter()
-        .map(|f| flow_entry(f, &mut problems))
-        .collect();
+    let lookup = Lookup::new(pack, &config.version);
 
-    check_unique(
-        "tool",
-        tools.iter().map(|t| {
-            let version = t.version.as_deref().unwrap_or_default();
-            (format!("{}@{version}", t.id), t.module_path.as_str())
-        }),
-        &mut problems,
-    );
-    check_unique(
-        "tool",
-        tools.iter().map(|t| (t.id.clone(), t.module_path.as_str())),
-        &mut problems,
-    );
-    check_unique(
-        "guardrail",
-        guardrails
-            .iter()
-            .map(|g| (g.id.clone(), g.check_module_path.as_str())),
-        &mut problems,
-    );
-    check_unique(
-        "check",
-        guardrails.iter().map(|g| {
-            (
-                g.effective_check_id().to_owned(),
-                g.check_module_path.as_str(),
-            )
-        }),
-        &mut problems,
-    );
-    check_unique(
-        "agent",
-        agents
-            .iter()
-            .map(|a| (format!("{}@{}", a.id, a.version), a.module_path.as_str())),
-        &mut problems,
-    );
-    check_unique(
-        "flow",
-        flows
-            .iter()
-            .map(|f| (format!("{}@{}", f.id, f.version), f.module_path.as_str())),
-        &mut problems,
-    );
-    let tool_ids: BTreeSet<&str> = tools.iter().map(|t| t.id.as_str()).collect();
+    let mut seen = Seen::default();
+    let mut tools = Vec::new();
+    for tool in &pack.tools {
+        let entry = tool_entry(tool, &config.version, &mut problems);
+        seen.first("tool", &entry.id, &entry.module_path, &mut problems);
+        tools.push(entry);
+    }
+    let mut guardrails = Vec::new();
+    for guardrail in &pack.guardrails {
+        let entry = guardrail_entry(guardrail, &mut problems);
+        seen.first(
+            "guardrail",
+            &entry.id,
+            &entry.check_module_path,
+            &mut problems,
+        );
+        if entry.check_id.is_some() || !seen.has("check", &entry.id) {
+            seen.first(
+                "check",
+                entry.effective_check_id(),
+                &entry.check_module_path,
+                &mut problems,
+            );
+        }
+        guardrails.push(entry);
+    }
+    let mut agents = Vec::new();
     for agent in &pack.agents {
-        check_agent(agent, &tool_ids, &mut problems);
+        let entry = agent_entry(agent, &lookup, &mut problems);
+        let key = format!("{}@{}", entry.id, entry.version);
+        seen.first("agent", &key, &entry.module_path, &mut problems);
+        agents.push(entry);
+    }
+    let mut flows = Vec::new();
+    for flow in &pack.flows {
+        let entry = flow_entry(flow, &lookup, &mut problems);
+        let key = format!("{}@{}", entry.id, entry.version);
+        seen.first("flow", &key, &entry.module_path, &mut problems);
+        flows.push(entry);
     }
 
     if !problems.is_empty() {
-        // The same mistake can surface twice (id@version and id).
-        let mut seen = BTreeSet::new();
-        problems.retain(|p| seen.insert(p.clone()));
+        let mut reported = BTreeSet::new();
+        problems.retain(|p| reported.insert(p.clone()));
         return Err(problems);
     }
     tools.sort_by(|a, b| by_id(&a.id, &b.id));
@@ -131,35 +112,106 @@ fn by_id(a: &str, b: &str) -> std::cmp::Ordering {
     a.encode_utf16().cmp(b.encode_utf16())
 }
 
+/// The file each id was first declared in, by kind.
+#[derive(Default)]
+struct Seen(HashMap<(&'static str, String), String>);
+
+impl Seen {
+    /// Records `key` of `kind` declared in `file`; if it was declared
+    /// before, says so at this, the repeating, declaration.
+    fn first(&mut self, kind: &'static str, key: &str, file: &str, problems: &mut Vec<String>) {
+        match self.0.get(&(kind, key.to_owned())) {
+            Some(first) => problems.push(format!(
+                "{kind} \"{key}\" ({file}): repeats the id of the {kind} declared first in {first}: a pack's {kind} ids are unique, so rename one"
+            )),
+            None => {
+                self.0.insert((kind, key.to_owned()), file.to_owned());
+            }
+        }
+    }
+
+    fn has(&self, kind: &'static str, key: &str) -> bool {
+        self.0.contains_key(&(kind, key.to_owned()))
+    }
+}
+
 fn check_id(kind: &str, id: &str, file: &str, problems: &mut Vec<String>) {
     if let Some(problem) = id_problem(id) {
         problems.push(format!("{kind} \"{id}\" ({file}): {problem}"));
     }
 }
 
-fn check_unique<'a>(
-    kind: &str,
-    keys: impl Iterator<Item = (String, &'a str)>,
-    problems: &mut Vec<String>,
-) {
-    let mut files: BTreeMap<String, Vec<&str>> = BTreeMap::new();
-    for (key, file) in keys {
-        files.entry(key).or_default().push(file);
-    }
-    for (key, files) in files.into_iter().filter(|(_, f)| f.len() > 1) {
+/// Whether `version` is an exact semver (`MAJOR.MINOR.PATCH`), as the
+/// index schema's tool and agent versions are.
+fn check_version(owner: &str, version: &str, problems: &mut Vec<String>) {
+    if semver::Version::parse(version).is_err() {
         problems.push(format!(
-            "{kind} \"{key}\" is declared {} times: {}",
-            files.len(),
-            files.join(", ")
+            "{owner}: version \"{version}\" is not an exact semver (MAJOR.MINOR.PATCH): write it like \"1.0.0\""
         ));
     }
 }
 
-fn check_schema(owner: &str, which: &str, schema: &Value, problems: &mut Vec<String>) {
+/// Checks that `schema` compiles; `object` asks for an object schema too,
+/// with `fix` saying how to get one.
+fn check_schema(
+    owner: &str,
+    which: &str,
+    schema: &Value,
+    object: Option<&str>,
+    problems: &mut Vec<String>,
+) {
     if let Err(e) = kindgi_validate::Validator::new(schema) {
         problems.push(format!(
             "{owner}: its {which} schema is not a valid JSON Schema: {e}"
         ));
+        return;
+    }
+    if let Some(fix) = object
+        && !is_object_schema(schema)
+    {
+        problems.push(format!(
+            "{owner}: its {which} schema is not an object schema ({}): {fix}",
+            describe_type(schema)
+        ));
+    }
+}
+
+/// Whether `schema` only accepts objects: `type: "object"`, or a
+/// `oneOf`/`anyOf` whose every branch does (a tagged enum).
+fn is_object_schema(schema: &Value) -> bool {
+    if schema.get("type").and_then(Value::as_str) == Some("object") {
+        return true;
+    }
+    ["oneOf", "anyOf"].iter().any(|key| {
+        schema
+            .get(*key)
+            .and_then(Value::as_array)
+            .is_some_and(|branches| !branches.is_empty() && branches.iter().all(is_object_schema))
+    })
+}
+
+/// What a schema that isn't an object schema accepts, in a few words.
+fn describe_type(schema: &Value) -> String {
+    match schema.get("type") {
+        Some(Value::String(t)) => format!("it says \"type\": \"{t}\""),
+        Some(other) => format!("it says \"type\": {other}"),
+        None if accepts_anything(schema) => "it accepts any value".to_owned(),
+        None => "it has no \"type\": \"object\"".to_owned(),
+    }
+}
+
+/// Whether `schema` has no keyword that constrains a value (`true`, `{}`,
+/// or only annotations, as schemars writes for `serde_json::Value`).
+fn accepts_anything(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(accepts) => *accepts,
+        Value::Object(map) => map.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "$schema" | "$id" | "$comment" | "title" | "description" | "default" | "examples"
+            )
+        }),
+        _ => false,
     }
 }
 
@@ -167,13 +219,43 @@ fn tool_entry(tool: &Tool, pack_version: &str, problems: &mut Vec<String>) -> To
     let module_path = tool.source.module_path();
     check_id("tool", &tool.id, &module_path, problems);
     let owner = format!("tool \"{}\" ({module_path})", tool.id);
+    if tool
+        .description
+        .as_deref()
+        .is_none_or(|d| d.trim().is_empty())
+    {
+        problems.push(format!(
+            "{owner}: has no description, which the model reads to choose the tool: give the function a doc comment (#[kindgi::tool]) or call .description(\"…\")"
+        ));
+    }
+    if let Some(version) = &tool.version {
+        check_version(&owner, version, problems);
+    }
     if tool.handler.is_none() {
         problems.push(format!(
             "{owner}: has no handler: call .handler(…) or .blocking_handler(…)"
         ));
     }
-    check_schema(&owner, "input", &tool.input_schema, problems);
-    check_schema(&owner, "output", &tool.output_schema, problems);
+    let input = tool
+        .effective_input_schema()
+        .cloned()
+        .unwrap_or(Value::Bool(true));
+    let output = tool
+        .effective_output_schema()
+        .cloned()
+        .unwrap_or(Value::Bool(true));
+    if tool.handler.is_some() || tool.input_schema.is_some() {
+        check_schema(
+            &owner,
+            "input",
+            &input,
+            Some(
+                "a model calls a tool with an object of arguments: make the input type a struct (or a tagged enum), or call .input_schema(json!({\"type\": \"object\", …}))",
+            ),
+            problems,
+        );
+        check_schema(&owner, "output", &output, None, problems);
+    }
     ToolEntry {
         id: tool.id.clone(),
         description: tool.description.clone(),
@@ -182,8 +264,8 @@ fn tool_entry(tool: &Tool, pack_version: &str, problems: &mut Vec<String>) -> To
                 .clone()
                 .unwrap_or_else(|| pack_version.to_owned()),
         ),
-        input: tool.input_schema.clone(),
-        output: tool.output_schema.clone(),
+        input,
+        output,
         effects: (!tool.effects.is_empty()).then(|| tool.effects.clone()),
         needs: None,
         needs_spec: (!tool.needs_spec.is_empty()).then(|| tool.needs_spec.clone()),
@@ -204,75 +286,135 @@ fn guardrail_entry(guardrail: &Guardrail, problems: &mut Vec<String>) -> Guardra
         check_id("check", check_id_value, &module_path, problems);
     }
     let owner = format!("guardrail \"{}\" ({module_path})", guardrail.id);
+    if guardrail
+        .name
+        .as_deref()
+        .is_none_or(|n| n.trim().is_empty())
+    {
+        problems.push(format!(
+            "{owner}: has no name, which people read on the run's violations: call .name(\"…\") (or give the #[kindgi::check] function a doc comment)"
+        ));
+    }
     let mut action = Map::new();
     match &guardrail.on_violation {
+        Some(on_violation) if on_violation.as_str().is_empty() => problems.push(format!(
+            "{owner}: its action is empty: call .on_violation(OnViolation::Halt) (or another action)"
+        )),
         Some(on_violation) => {
-            action.insert(
-                "on-violation".to_owned(),
-                Value::from(on_violation.as_str()),
-            );
+            action.insert("on-violation".to_owned(), Value::from(on_violation.as_str()));
         }
         None => problems.push(format!(
-            "{owner}: has no action: call .on_violation(\"halt\") (or another action)"
+            "{owner}: has no action: call .on_violation(OnViolation::Halt) (or another action)"
         )),
+    }
+    if guardrail.kind.as_str().is_empty() {
+        problems.push(format!(
+            "{owner}: its kind is empty: leave the kind out (zero-llm) or name one"
+        ));
+    }
+    if guardrail
+        .severity
+        .as_ref()
+        .is_some_and(|s| s.as_str().is_empty())
+    {
+        problems.push(format!(
+            "{owner}: its severity is empty: leave it out or name one, e.g. Severity::Error"
+        ));
     }
     if guardrail.evaluate.is_none() {
         problems.push(format!("{owner}: has no check: call .evaluate(…)"));
     }
-    if let Some(schema) = &guardrail.config_schema {
-        check_schema(&owner, "config", schema, problems);
+    let config_schema = guardrail.effective_config_schema().cloned();
+    if let Some(schema) = &config_schema {
+        check_schema(
+            &owner,
+            "config",
+            schema,
+            Some(
+                "a check's config is an object: make the config type a struct, or call .config_schema(json!({\"type\": \"object\", …}))",
+            ),
+            problems,
+        );
     }
+    let config = guardrail
+        .config
+        .as_ref()
+        .and_then(|config| check_config(&owner, config, config_schema.as_ref(), problems));
     GuardrailEntry {
         id: guardrail.id.clone(),
         name: guardrail.name.clone(),
-        kind: guardrail.kind.clone(),
+        kind: guardrail.kind.as_str().to_owned(),
         action,
-        severity: guardrail.severity.clone(),
+        severity: guardrail.severity.as_ref().map(|s| s.as_str().to_owned()),
         scope: guardrail.scope.clone(),
         check_module_path: module_path,
         check_id: guardrail.check_id.clone(),
-        config_schema: guardrail.config_schema.clone(),
-        config: guardrail.config.clone(),
+        config_schema,
+        config,
         extra: guardrail.extra.clone(),
     }
 }
 
-fn agent_entry(agent: &Agent) -> AgentEntry {
+/// The guardrail's config as the index carries it, if it is an object
+/// that fits the config schema (its defaults filled, as a call's are).
+fn check_config(
+    owner: &str,
+    config: &Value,
+    schema: Option<&Value>,
+    problems: &mut Vec<String>,
+) -> Option<Map<String, Value>> {
+    let Value::Object(map) = config else {
+        problems.push(format!(
+            "{owner}: its config is not an object: pass .config(json!({{…}}))"
+        ));
+        return None;
+    };
+    if let Some(validator) = schema.and_then(|s| kindgi_validate::Validator::new(s).ok()) {
+        let mut filled = config.clone();
+        validator.fill_defaults(&mut filled);
+        if let Err(issues) = validator.validate(&filled) {
+            let first = issues
+                .first()
+                .map(|i| format!("{} {}", i.instance_path, i.message))
+                .unwrap_or_default();
+            problems.push(format!(
+                "{owner}: its config doesn't fit its config schema ({}): fix .config(…)",
+                first.trim()
+            ));
+        }
+    }
+    Some(map.clone())
+}
+
+fn agent_entry(agent: &Agent, lookup: &Lookup<'_>, problems: &mut Vec<String>) -> AgentEntry {
+    let module_path = agent.source.module_path();
+    check_id("agent", &agent.id, &module_path, problems);
+    let owner = format!("agent \"{}\" ({module_path})", agent.id);
+    check_version(&owner, &agent.version, problems);
+    let mut tools = Vec::new();
+    for tool in &agent.tools {
+        match lookup.agent_tool(&owner, tool) {
+            Ok((id, version)) => tools.push(AgentToolRef { id, version }),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    problems.extend(lookup.agent_problems(agent, &owner));
+    let guardrails: Vec<String> = agent.guardrails.iter().map(|g| g.id.clone()).collect();
     AgentEntry {
         id: agent.id.clone(),
         version: agent.version.clone(),
         name: agent.name.clone(),
         instructions: agent.instructions.clone(),
         capabilities: agent.capabilities.clone(),
-        tools: agent
-            .tools
-            .iter()
-            .map(|(id, version)| AgentToolRef {
-                id: id.clone(),
-                version: version.clone(),
-            })
-            .collect(),
-        guardrails: (!agent.guardrails.is_empty()).then(|| agent.guardrails.clone()),
+        tools,
+        guardrails: (!guardrails.is_empty()).then_some(guardrails),
         description: agent.description.clone(),
-        module_path: agent.source.module_path(),
+        module_path,
         extra: agent.extra.clone(),
     }
 }
 
-fn check_agent(agent: &Agent, tool_ids: &BTreeSet<&str>, problems: &mut Vec<String>) {
-    let file = agent.source.module_path();
-    check_id("agent", &agent.id, &file, problems);
-    for (id, version) in &agent.tools {
-        if !tool_ids.contains(id.as_str()) {
-            problems.push(format!(
-                "agent \"{}\" ({file}): names tool \"{id}@{version}\", which this pack doesn't have",
-                agent.id
-            ));
-        }
-    }
-}
-
-fn flow_entry(flow: &Flow, problems: &mut Vec<String>) -> FlowEntry {
+fn flow_entry(flow: &Flow, lookup: &Lookup<'_>, problems: &mut Vec<String>) -> FlowEntry {
     let module_path = flow.source.module_path();
     check_id("flow", &flow.id, &module_path, problems);
     let owner = format!("flow \"{}\" ({module_path})", flow.id);
@@ -282,15 +424,18 @@ fn flow_entry(flow: &Flow, problems: &mut Vec<String>) -> FlowEntry {
         .filter_map(|n| n.get("id").and_then(Value::as_str))
         .collect();
     if flow.nodes.is_empty() {
-        problems.push(format!("{owner}: has no nodes"));
+        problems.push(format!(
+            "{owner}: has no nodes: add one with .tool_node(…), .agent_node(…) or .node(…)"
+        ));
     }
+    problems.extend(lookup.flow_problems(flow, &owner));
     for edge in &flow.edges {
         let edge_id = edge.get("id").and_then(Value::as_str).unwrap_or("?");
         for (end, sentinel) in [("from", crate::flow::START), ("to", crate::flow::END)] {
             let node = edge.get(end).and_then(Value::as_str).unwrap_or("");
             if node != sentinel && !nodes.contains(node) {
                 problems.push(format!(
-                    "{owner}: edge \"{edge_id}\" {} node \"{node}\", which the flow doesn't have",
+                    "{owner}: edge \"{edge_id}\" {} node \"{node}\", which the flow doesn't have: add the node, or fix the edge",
                     if end == "from" {
                         "comes from"
                     } else {
@@ -316,7 +461,9 @@ fn flow_entry(flow: &Flow, problems: &mut Vec<String>) -> FlowEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ToolContext, ToolError};
+    use crate::{
+        AgentRef, GuardrailRef, OnViolation, RunTrace, Severity, ToolContext, ToolError, ToolRef,
+    };
     use serde_json::json;
 
     async fn noop(input: Value, _ctx: ToolContext) -> Result<Value, ToolError> {
@@ -339,7 +486,24 @@ mod tests {
     }
 
     fn tool(id: &str) -> Tool {
-        Tool::new(id, crate::here!()).handler(noop)
+        Tool::new(id, crate::here!())
+            .description("Does it.")
+            .input_schema(json!({"type": "object"}))
+            .handler(noop)
+    }
+
+    fn guardrail(id: &str) -> Guardrail {
+        Guardrail::new(id, crate::here!())
+            .name("G")
+            .on_violation(OnViolation::Halt)
+            .config_schema(json!({"type": "object"}))
+            .evaluate(|_: Value, _: RunTrace| true)
+    }
+
+    const FILE: &str = "src/index/build.rs";
+
+    fn problems(pack: &Pack) -> Vec<String> {
+        build_index(pack, &config(), &pins()).expect_err("invalid")
     }
 
     #[test]
@@ -352,60 +516,291 @@ mod tests {
         assert_eq!(ids, ["a.tool", "b.tool"]);
         assert_eq!(index.tools[0].version.as_deref(), Some("1.0.0"));
         assert_eq!(index.tools[1].version.as_deref(), Some("2.0.0"));
-        assert_eq!(index.tools[1].module_path, "src/index/build.rs");
+        assert_eq!(index.tools[1].module_path, FILE);
     }
 
     #[test]
-    fn names_every_mistake_with_its_file() {
+    fn names_every_mistake_with_its_file_and_fix() {
         let pack = Pack::new()
-            .tool(tool("dup"))
-            .tool(tool("dup"))
             .tool(tool("bad id"))
-            .tool(Tool::new("no.handler", crate::here!()))
-            .guardrail(
-                Guardrail::new("g", crate::here!()).evaluate(|_: Value, _: crate::RunTrace| true),
-            )
-            .agent(Agent::new("a", "1.0.0", "A", crate::here!()).tool("missing.tool", "1.0.0"))
+            .tool(Tool::new("no.handler", crate::here!()).description("x"))
+            .guardrail(Guardrail::new("g", crate::here!()).evaluate(|_: Value, _: RunTrace| true))
             .flow(
                 Flow::new("f", "1.0.0", crate::here!())
-                    .tool_node("n", "dup")
+                    .node(json!({"id": "n", "kind": "tool", "ref": "x"}))
                     .edge(crate::flow::START, "n")
                     .edge("n", "ghost"),
             );
-        let problems = build_index(&pack, &config(), &pins()).expect_err("invalid");
-        let file = "src/index/build.rs";
         let expected = [
             format!(
-                "tool \"bad id\" ({file}): an id is ASCII letters, digits and . _ - : /, starting with a letter or digit, at most 200 characters"
+                "tool \"bad id\" ({FILE}): an id is ASCII letters, digits and . _ - : /, starting with a letter or digit, at most 200 characters"
             ),
             format!(
-                "tool \"no.handler\" ({file}): has no handler: call .handler(…) or .blocking_handler(…)"
+                "tool \"no.handler\" ({FILE}): has no handler: call .handler(…) or .blocking_handler(…)"
             ),
             format!(
-                "guardrail \"g\" ({file}): has no action: call .on_violation(\"halt\") (or another action)"
+                "guardrail \"g\" ({FILE}): has no name, which people read on the run's violations: call .name(\"…\") (or give the #[kindgi::check] function a doc comment)"
             ),
             format!(
-                "flow \"f\" ({file}): edge \"n->ghost\" goes to node \"ghost\", which the flow doesn't have"
+                "guardrail \"g\" ({FILE}): has no action: call .on_violation(OnViolation::Halt) (or another action)"
             ),
-            format!("tool \"dup@2.0.0\" is declared 2 times: {file}, {file}"),
-            format!("tool \"dup\" is declared 2 times: {file}, {file}"),
             format!(
-                "agent \"a\" ({file}): names tool \"missing.tool@1.0.0\", which this pack doesn't have"
+                "guardrail \"g\" ({FILE}): its config schema is not an object schema (it accepts any value): a check's config is an object: make the config type a struct, or call .config_schema(json!({{\"type\": \"object\", …}}))"
+            ),
+            format!(
+                "flow \"f\" ({FILE}): edge \"n->ghost\" goes to node \"ghost\", which the flow doesn't have: add the node, or fix the edge"
             ),
         ];
-        assert_eq!(problems, expected);
+        assert_eq!(problems(&pack), expected);
+    }
+
+    #[test]
+    fn a_repeated_id_is_reported_once_at_the_repeat() {
+        let pack = Pack::new()
+            .tool(tool("dup"))
+            .tool(tool("dup").version("1.0.0"))
+            .guardrail(guardrail("g"))
+            .guardrail(guardrail("g2").check_id("g"))
+            .agent(Agent::new("a", "1.0.0", "A", crate::here!()))
+            .agent(Agent::new("a", "1.0.0", "A", crate::here!()))
+            .agent(Agent::new("a", "1.1.0", "A", crate::here!()));
+        assert_eq!(
+            problems(&pack),
+            [
+                format!(
+                    "tool \"dup\" ({FILE}): repeats the id of the tool declared first in {FILE}: a pack's tool ids are unique, so rename one"
+                ),
+                format!(
+                    "check \"g\" ({FILE}): repeats the id of the check declared first in {FILE}: a pack's check ids are unique, so rename one"
+                ),
+                format!(
+                    "agent \"a@1.0.0\" ({FILE}): repeats the id of the agent declared first in {FILE}: a pack's agent ids are unique, so rename one"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn refuses_what_can_not_work() {
+        let pack = Pack::new()
+            .tool(
+                Tool::new("no.description", crate::here!())
+                    .input_schema(json!({"type": "object"}))
+                    .handler(noop),
+            )
+            .tool(tool("string.input").input_schema(json!({"type": "string"})))
+            .tool(
+                Tool::new("any.input", crate::here!())
+                    .description("x")
+                    .handler(noop),
+            )
+            .tool(tool("bad.version").version("1.0"))
+            .guardrail(
+                guardrail("g")
+                    .config_schema(
+                        json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+                    )
+                    .config(json!({"n": "x"})),
+            );
+        assert_eq!(
+            problems(&pack),
+            [
+                format!(
+                    "tool \"no.description\" ({FILE}): has no description, which the model reads to choose the tool: give the function a doc comment (#[kindgi::tool]) or call .description(\"…\")"
+                ),
+                format!(
+                    "tool \"string.input\" ({FILE}): its input schema is not an object schema (it says \"type\": \"string\"): a model calls a tool with an object of arguments: make the input type a struct (or a tagged enum), or call .input_schema(json!({{\"type\": \"object\", …}}))"
+                ),
+                format!(
+                    "tool \"any.input\" ({FILE}): its input schema is not an object schema (it accepts any value): a model calls a tool with an object of arguments: make the input type a struct (or a tagged enum), or call .input_schema(json!({{\"type\": \"object\", …}}))"
+                ),
+                format!(
+                    "tool \"bad.version\" ({FILE}): version \"1.0\" is not an exact semver (MAJOR.MINOR.PATCH): write it like \"1.0.0\""
+                ),
+                format!(
+                    "guardrail \"g\" ({FILE}): its config doesn't fit its config schema (/n must be integer): fix .config(…)"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn references_resolve_or_are_refused() {
+        let echo = tool("p.echo").version("1.2.0");
+        let g = guardrail("p.guard");
+        let helper = Agent::new("p.helper", "1.0.0", "Helper", crate::here!())
+            .tool(&echo)
+            .tool(ToolRef::id("p.echo").version("^1.0.0"))
+            .tool(ToolRef::other_pack("billing.charge", "^3"))
+            .guardrail(&g)
+            .guardrail(GuardrailRef::other_pack("compliance.no-pii"));
+        let flow = Flow::new("p.flow", "1.0.0", crate::here!())
+            .tool_node("echo", &echo)
+            .agent_node("help", &helper)
+            .agent_node("qa", AgentRef::other_pack("qa.reviewer"))
+            .edge(crate::flow::START, "echo")
+            .edge("echo", crate::flow::END);
+        let pack = Pack::new()
+            .tool(echo.clone())
+            .guardrail(g.clone())
+            .agent(helper.clone())
+            .flow(flow);
+        let index = build_index(&pack, &config(), &pins()).expect("valid");
+        let tools = serde_json::to_value(&index.agents[0].tools).expect("json");
+        assert_eq!(
+            tools,
+            json!([
+                {"id": "p.echo", "version": "1.2.0"},
+                {"id": "p.echo", "version": "^1.0.0"},
+                {"id": "billing.charge", "version": "^3"},
+            ])
+        );
+        assert_eq!(
+            index.agents[0].guardrails,
+            Some(vec!["p.guard".to_owned(), "compliance.no-pii".to_owned()])
+        );
+
+        let renamed = tool("p.echo2");
+        let pack = Pack::new()
+            .tool(renamed)
+            .agent(
+                Agent::new("p.a", "1", "A", crate::here!())
+                    .tool(&echo)
+                    .tool(ToolRef::id("p.echo2").version("^1"))
+                    .tool(ToolRef::other_pack("x.y", "one"))
+                    .guardrail(&g),
+            )
+            .flow(
+                Flow::new("p.f", "1.0.0", crate::here!())
+                    .tool_node("n", ToolRef::id("p.missing"))
+                    .agent_node("m", &helper),
+            );
+        assert_eq!(
+            problems(&pack),
+            [
+                format!(
+                    "agent \"p.a\" ({FILE}): version \"1\" is not an exact semver (MAJOR.MINOR.PATCH): write it like \"1.0.0\""
+                ),
+                format!(
+                    "agent \"p.a\" ({FILE}): names tool \"p.echo\", which this pack doesn't have: add it with Pack::tool(…), fix the id, or name another pack's tool with ToolRef::other_pack(id, version)"
+                ),
+                format!(
+                    "agent \"p.a\" ({FILE}): names tool \"p.echo2\" at version \"^1\", but the pack's \"p.echo2\" is 2.0.0: ask for a range that 2.0.0 satisfies, or name the tool with Agent::tool(&tool), which asks for its own version"
+                ),
+                format!(
+                    "agent \"p.a\" ({FILE}): names tool \"x.y\" of another pack at version \"one\", which is not a semver range (unexpected character 'o' while parsing major version number): give one like \"1.0.0\" or \"^1.2\""
+                ),
+                format!(
+                    "agent \"p.a\" ({FILE}): names guardrail \"p.guard\", which this pack doesn't have: add it with Pack::guardrail(…), fix the id, or name another pack's guardrail with GuardrailRef::other_pack(id)"
+                ),
+                format!(
+                    "flow \"p.f\" ({FILE}): node \"n\": names tool \"p.missing\", which this pack doesn't have: add it with Pack::tool(…), fix the id, or name another pack's tool with ToolRef::other_pack(id, version)"
+                ),
+                format!(
+                    "flow \"p.f\" ({FILE}): node \"m\": names agent \"p.helper\", which this pack doesn't have: add it with Pack::agent(…), fix the id, or name another pack's agent with AgentRef::other_pack(id)"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn explicit_schemas_stand_in_either_order() {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct In {
+            #[allow(dead_code)]
+            a: String,
+        }
+        async fn typed(_: In, _: ToolContext) -> Result<Value, ToolError> {
+            Ok(Value::Null)
+        }
+        let given = json!({"type": "object", "properties": {"given": {"type": "string"}}});
+        let out = json!({"type": "object"});
+        let before = Tool::new("t.before", crate::here!())
+            .description("x")
+            .input_schema(given.clone())
+            .output_schema(out.clone())
+            .pauses(false)
+            .handler(typed);
+        let after = Tool::new("t.after", crate::here!())
+            .description("x")
+            .handler(typed)
+            .input_schema(given.clone())
+            .output_schema(out.clone())
+            .pauses(false);
+        let derived = Tool::new("t.derived", crate::here!())
+            .description("x")
+            .handler(typed);
+        let index = build_index(
+            &Pack::new().tool(before).tool(after).tool(derived),
+            &config(),
+            &pins(),
+        )
+        .expect("valid");
+        for entry in &index.tools[..2] {
+            assert_eq!(entry.input, given, "{}", entry.id);
+            assert_eq!(entry.output, out, "{}", entry.id);
+        }
+        assert_eq!(index.tools[2].input["required"], json!(["a"]));
+
+        let schema = json!({"type": "object", "properties": {"max": {"type": "integer"}}});
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        struct Config {}
+        let check = |_: Config, _: RunTrace| true;
+        let g_before = Guardrail::new("g.before", crate::here!())
+            .name("G")
+            .severity(Severity::Warn)
+            .on_violation(OnViolation::LogOnly)
+            .config_schema(schema.clone())
+            .evaluate(check);
+        let g_after = Guardrail::new("g.after", crate::here!())
+            .evaluate(check)
+            .config_schema(schema.clone())
+            .on_violation(OnViolation::LogOnly)
+            .severity(Severity::Warn)
+            .name("G");
+        let index = build_index(
+            &Pack::new().guardrail(g_before).guardrail(g_after),
+            &config(),
+            &pins(),
+        )
+        .expect("valid");
+        for entry in &index.guardrails {
+            assert_eq!(entry.config_schema.as_ref(), Some(&schema), "{}", entry.id);
+            assert_eq!(entry.action["on-violation"], "log-only");
+            assert_eq!(entry.severity.as_deref(), Some("warn"));
+        }
     }
 
     #[test]
     fn refuses_a_schema_that_does_not_compile() {
         let pack = Pack::new().tool(tool("t").input_schema(json!({"type": 12})));
-        let problems = build_index(&pack, &config(), &pins()).expect_err("invalid");
+        let problems = problems(&pack);
         assert_eq!(problems.len(), 1);
         assert!(
             problems[0].starts_with(
                 "tool \"t\" (src/index/build.rs): its input schema is not a valid JSON Schema: "
             ),
             "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn an_empty_other_value_is_refused() {
+        let pack = Pack::new().guardrail(
+            guardrail("g")
+                .on_violation(OnViolation::other(""))
+                .severity(Severity::other("")),
+        );
+        assert_eq!(
+            problems(&pack),
+            [
+                format!(
+                    "guardrail \"g\" ({FILE}): its action is empty: call .on_violation(OnViolation::Halt) (or another action)"
+                ),
+                format!(
+                    "guardrail \"g\" ({FILE}): its severity is empty: leave it out or name one, e.g. Severity::Error"
+                ),
+            ]
         );
     }
 }

@@ -3,6 +3,7 @@
 mod build;
 pub(crate) mod command;
 mod manifest;
+mod resolve;
 mod write;
 
 pub use build::{Pins, build_index};

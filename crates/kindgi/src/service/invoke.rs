@@ -249,13 +249,13 @@ fn pause_response(tool: &ToolRuntime, can_pause: bool, pause: crate::Pause) -> R
     }
     let timeout_ms = pause.timeout.map(|t| t.as_millis());
     if let Some(ms) = timeout_ms
-        && (ms == 0 || ms > u128::from(ToolPause::MAX_TIMEOUT_MS))
+        && ms > u128::from(ToolPause::MAX_TIMEOUT_MS)
     {
         return tool_error(
             ErrorCode::HandlerShapeInvalid,
             id,
             format!(
-                "Tool \"{id}\" paused with timeoutMs {ms}: a pause waits between 1 ms and 24 days ({} ms)",
+                "Tool \"{id}\" paused with timeoutMs {ms}: a pause waits from 0 ms to 24 days ({} ms)",
                 ToolPause::MAX_TIMEOUT_MS
             ),
         );

@@ -1,7 +1,10 @@
 //! `support.no-card-numbers`: halts a run whose output shows what looks
 //! like a payment card number (a run of digits passing the Luhn check).
+//!
+//! The output is read on its own: a trace whose other parts aren't the
+//! shape expected (`toolCalls: null`) is still checked.
 
-use kindgi::{CheckResult, Guardrail, RunTrace};
+use kindgi::{CheckResult, Guardrail, OnViolation, RunTrace, Severity};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -68,12 +71,13 @@ pub fn has_card_number(text: &str, min_digits: usize) -> bool {
         .any(|run| (min_digits..=19).contains(&run.len()) && luhn(run))
 }
 
-fn no_card_numbers(config: CardConfig, trace: RunTrace) -> CheckResult {
-    let text = match trace.output_text() {
-        Some(text) => text.to_owned(),
-        None => trace.output.to_string(),
-    };
-    if has_card_number(&text, config.min_digits) {
+/// Whether the run's output — text, or every string in it when it is
+/// structured — shows a card number.
+pub fn no_card_numbers(config: CardConfig, trace: RunTrace) -> CheckResult {
+    if trace
+        .output_strings()
+        .any(|text| has_card_number(text, config.min_digits))
+    {
         CheckResult::fail("the output shows what looks like a payment card number")
     } else {
         CheckResult::pass()
@@ -84,14 +88,34 @@ fn no_card_numbers(config: CardConfig, trace: RunTrace) -> CheckResult {
 pub fn guardrail() -> Guardrail {
     Guardrail::new("support.no-card-numbers", kindgi::here!())
         .name("No card numbers")
-        .on_violation("halt")
-        .severity("error")
+        .on_violation(OnViolation::Halt)
+        .severity(Severity::Error)
         .evaluate(no_card_numbers)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn check(trace: serde_json::Value) -> CheckResult {
+        no_card_numbers(CardConfig { min_digits: 13 }, RunTrace::from_value(trace))
+    }
+
+    #[test]
+    fn a_misshapen_part_of_the_trace_hides_no_card_number() {
+        for (field, value) in [
+            ("toolCalls", serde_json::json!(null)),
+            ("toolResults", serde_json::json!("x")),
+            ("modelCalls", serde_json::json!({})),
+        ] {
+            let mut trace = serde_json::json!({"output": "card 4111 1111 1111 1111"});
+            trace[field] = value;
+            assert!(!check(trace).passed, "{field}");
+        }
+        assert!(!check(serde_json::json!({"output": {"reply": ["4111-1111-1111-1111"]}})).passed);
+        assert!(check(serde_json::json!({"output": "no card here", "toolCalls": null})).passed);
+        assert!(check(serde_json::json!({})).passed);
+    }
 
     #[test]
     fn finds_card_numbers_with_separators() {

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use kindgi::{Tool, ToolContext, ToolError};
+use kindgi::{EffectKind, Tool, ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -97,7 +97,7 @@ pub fn tool(settings: &Settings) -> Tool {
     let database = settings.database.clone();
     Tool::new("support.log-ticket", kindgi::here!())
         .description("Logs a customer's request as a support ticket and answers its id.")
-        .effect("writes", Some("support-desk tickets"))
+        .effect(EffectKind::Writes, Some("support-desk tickets"))
         .blocking_handler(move |input: NewTicket, ctx: ToolContext| {
             log_ticket(&database, input, &ctx)
         })

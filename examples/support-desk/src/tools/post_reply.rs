@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use kindgi::{Tool, ToolContext, ToolError, encode_component};
+use kindgi::{EffectKind, Tool, ToolContext, ToolError, encode_component};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -106,7 +106,7 @@ async fn post_reply(input: PostReplyInput, ctx: ToolContext) -> Result<PostedRep
 pub fn tool() -> Tool {
     Tool::new("support.post-reply", kindgi::here!())
         .description("Posts a reply on a ticket in the helpdesk app.")
-        .effect("external-side-effect", Some("helpdesk tickets"))
+        .effect(EffectKind::ExternalSideEffect, Some("helpdesk tickets"))
         .needs_connection(CONNECTION, "acme-helpdesk", &["tickets.write"])
         .needs_env(
             "HELPDESK_URL",
