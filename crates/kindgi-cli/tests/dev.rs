@@ -398,16 +398,19 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
     // A pack the indexer refuses: its problems are printed, the old build answers.
     let lib = pack.join("src/lib.rs");
     let lib_source = std::fs::read_to_string(&lib).expect("lib.rs");
-    let twice = ".tool(tools::canned_reply::tool())";
+    let twice = ".tool(canned_reply)";
     assert!(lib_source.contains(twice));
     let mark = dev.seen().len();
-    std::fs::write(&lib, lib_source.replace(twice, &format!("{twice}{twice}"))).expect("dup");
+    let dup = format!("{twice}.tool(tools::canned_reply::tool())");
+    std::fs::write(&lib, lib_source.replace(twice, &dup)).expect("dup");
     dev.wait_line(mark, REBUILD, |l| {
         l.contains("indexing failed: The pack has mistakes; generation")
     })
     .await;
     dev.wait_line(mark, Duration::from_secs(5), |l| {
-        l.contains(r#"tool "support.canned-reply" is declared 2 times"#)
+        l.contains(
+            r#"tool "support.canned-reply" (src/tools/canned_reply.rs): repeats the id of the tool declared first in src/tools/canned_reply.rs"#,
+        )
     })
     .await;
     assert!(canned_reply(&url).await.contains("thanks for writing in"));
