@@ -92,7 +92,7 @@ async fn bulk(input: BulkInput, _ctx: ToolContext) -> Result<BulkOutput, ToolErr
 fn main() -> ExitCode {
     Pack::new()
         .tool(
-            Tool::new("bench.bulk", kindgi::here!())
+            Tool::new("bench.bulk")
                 .description("Counts the orders, lines and items of a batch.")
                 .version("1.0.0")
                 .mutating(false)

@@ -38,6 +38,7 @@ fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
     func::check_shape(
         &func.sig,
         "check",
+        &[2],
         "(config: Config, trace: RunTrace)",
         &mut errors,
     );
@@ -122,7 +123,7 @@ fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
     let name = &func.sig.ident;
     calls.push(quote!(.evaluate(#name)));
     Ok(quote! {
-        ::kindgi::Guardrail::new(#id, ::kindgi::here!())
+        ::kindgi::Guardrail::new(#id).source(::kindgi::here!())
             #(#calls)*
     })
 }
@@ -177,7 +178,7 @@ mod tests {
         )
         .to_string();
         let want = quote! {
-            ::kindgi::Guardrail::new("acme.min-length", ::kindgi::here!())
+            ::kindgi::Guardrail::new("acme.min-length").source(::kindgi::here!())
                 .check_id("acme.checks.min-length")
                 .name("Minimum length")
                 .on_violation(::kindgi::OnViolation::other("halt"))
@@ -208,7 +209,7 @@ mod tests {
         )
         .to_string();
         let want = quote! {
-            ::kindgi::Guardrail::new("acme.x", ::kindgi::here!())
+            ::kindgi::Guardrail::new("acme.x").source(::kindgi::here!())
                 .name("Passes every run")
                 .on_violation(::kindgi::OnViolation::other("log-only"))
                 .evaluate(x)

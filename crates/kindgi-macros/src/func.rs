@@ -56,9 +56,15 @@ impl Errors {
     }
 }
 
-/// Checks that `sig` is a free, non-generic function of exactly two
+/// Checks that `sig` is a free, non-generic function of `counts`
 /// parameters, `params`; `macro_name` names the attribute.
-pub(crate) fn check_shape(sig: &Signature, macro_name: &str, params: &str, errors: &mut Errors) {
+pub(crate) fn check_shape(
+    sig: &Signature,
+    macro_name: &str,
+    counts: &[usize],
+    params: &str,
+    errors: &mut Errors,
+) {
     if let Some(FnArg::Receiver(receiver)) = sig.inputs.first() {
         errors.push(syn::Error::new_spanned(
             receiver,
@@ -73,11 +79,16 @@ pub(crate) fn check_shape(sig: &Signature, macro_name: &str, params: &str, error
             ),
         ));
     }
-    if sig.inputs.len() != 2 {
+    if !counts.contains(&sig.inputs.len()) {
+        let how_many = if counts.len() == 1 {
+            "exactly two parameters"
+        } else {
+            "one or two parameters"
+        };
         errors.push(syn::Error::new(
             sig.paren_token.span.join(),
             format!(
-                "a `#[{macro_name}]` function takes exactly two parameters, `{params}`; this one takes {}",
+                "a `#[{macro_name}]` function takes {how_many}, `{params}`; this one takes {}",
                 sig.inputs.len()
             ),
         ));
@@ -159,14 +170,14 @@ mod tests {
             async fn f(a: A, b: B) {}
         ));
         let mut errors = Errors::default();
-        check_shape(&good.sig, "tool", "(input, ctx)", &mut errors);
+        check_shape(&good.sig, "tool", &[1, 2], "(input, ctx)", &mut errors);
         assert!(errors.into_result().is_ok());
 
         let bad = item(quote::quote!(
             fn f<T>(&self, a: T, b: B) {}
         ));
         let mut errors = Errors::default();
-        check_shape(&bad.sig, "tool", "(input, ctx)", &mut errors);
+        check_shape(&bad.sig, "tool", &[2], "(input, ctx)", &mut errors);
         let messages: Vec<String> = errors
             .into_result()
             .expect_err("errors")

@@ -50,7 +50,7 @@ use proc_macro::TokenStream;
 /// `echo_tool()` is:
 ///
 /// ```text
-/// kindgi::Tool::new("acme.echo", kindgi::here!())
+/// kindgi::Tool::new("acme.echo")
 ///     .description("Echo the message back.")
 ///     .version("1.2.0")
 ///     .mutating(false)
@@ -61,7 +61,7 @@ use proc_macro::TokenStream;
 ///
 /// | argument | builder call |
 /// | --- | --- |
-/// | `id = "acme.echo"` (required) | `Tool::new("acme.echo", here!())` |
+/// | `id = "acme.echo"` (required) | `Tool::new("acme.echo")` |
 /// | `description = "..."` | `.description("...")`, else the doc comment (see below) |
 /// | `version = "1.2.0"` | `.version("1.2.0")` |
 /// | `mutating = false` | `.mutating(false)` |
@@ -153,7 +153,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `min_length_guardrail()` is:
 ///
 /// ```text
-/// kindgi::Guardrail::new("acme.min-length", kindgi::here!())
+/// kindgi::Guardrail::new("acme.min-length")
 ///     .check_id("acme.checks.min-length")
 ///     .on_violation(kindgi::OnViolation::Halt)
 ///     .severity(kindgi::Severity::Error)
@@ -164,7 +164,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 ///
 /// | argument | builder call |
 /// | --- | --- |
-/// | `id = "acme.min-length"` (required) | `Guardrail::new("acme.min-length", here!())` |
+/// | `id = "acme.min-length"` (required) | `Guardrail::new("acme.min-length")` |
 /// | `check_id = "..."` | `.check_id("...")` |
 /// | `name = "..."` | `.name("...")`, else the doc comment's first line |
 /// | `on_violation = "halt"` (required) | `.on_violation(OnViolation::Halt)` |

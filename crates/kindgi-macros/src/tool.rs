@@ -39,7 +39,8 @@ fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
     func::check_shape(
         &func.sig,
         "tool",
-        "(input: Input, ctx: ToolContext)",
+        &[1, 2],
+        "(input: Input) or (input: Input, ctx: ToolContext)",
         &mut errors,
     );
     let Some(args) = args else {
@@ -99,7 +100,7 @@ fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
         calls.push(quote!(.blocking_handler(#name)));
     }
     Ok(quote! {
-        ::kindgi::Tool::new(#id, ::kindgi::here!())
+        ::kindgi::Tool::new(#id).source(::kindgi::here!())
             #(#calls)*
     })
 }
@@ -151,7 +152,7 @@ mod tests {
             },
         );
         let want = quote! {
-            ::kindgi::Tool::new("acme.echo", ::kindgi::here!())
+            ::kindgi::Tool::new("acme.echo").source(::kindgi::here!())
                 .description("Echo the message back.")
                 .version("1.2.0")
                 .mutating(false)
@@ -180,7 +181,7 @@ mod tests {
             },
         );
         let want = quote! {
-            ::kindgi::Tool::new("acme.sum", ::kindgi::here!())
+            ::kindgi::Tool::new("acme.sum").source(::kindgi::here!())
                 .description("Add up.")
                 .blocking_handler(sum)
         }
@@ -199,7 +200,12 @@ mod tests {
                 }
             ),
         );
-        let want = quote!(::kindgi::Tool::new("acme.x", ::kindgi::here!()).handler(x)).to_string();
+        let want = quote!(
+            ::kindgi::Tool::new("acme.x")
+                .source(::kindgi::here!())
+                .handler(x)
+        )
+        .to_string();
         assert!(out.contains(&want), "{out}");
     }
 
@@ -208,17 +214,17 @@ mod tests {
         let out = expand_str(
             quote!(),
             quote!(
-                fn x(input: I) -> Result<O, E> {
+                fn x(input: I, ctx: C, extra: u8) -> Result<O, E> {
                     todo!()
                 }
             ),
         );
         assert!(out.contains("compile_error"), "{out}");
-        assert!(out.contains("fn x (input : I)"), "{out}");
+        assert!(out.contains("fn x (input : I"), "{out}");
         assert!(out.contains("fn x_tool ()"), "{out}");
         assert!(out.contains("unreachable"), "{out}");
         for message in [
-            "takes exactly two parameters",
+            "takes one or two parameters",
             "goes on an `async fn`",
             "needs `id`",
         ] {

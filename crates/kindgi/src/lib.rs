@@ -29,7 +29,7 @@
 //!
 //! fn main() -> ExitCode {
 //!     Pack::new()
-//!         .tool(Tool::new("acme.echo", kindgi::here!()).description("Echo.").handler(echo))
+//!         .tool(Tool::new("acme.echo").description("Echo.").handler(echo))
 //!         .run()
 //! }
 //! ```
@@ -104,6 +104,9 @@ pub use authoring::agent::Agent;
 pub use authoring::check::{Guardrail, IntoCheckResult};
 pub use authoring::flow;
 pub use authoring::flow::Flow;
+#[doc(hidden)]
+pub use authoring::handler::ErasedHandler;
+pub use authoring::handler::{AsyncHandler, BlockingHandler};
 pub use authoring::pack::Pack;
 pub use authoring::refs::{AgentRef, GuardrailRef, ToolRef};
 pub use authoring::tool::{Network, Pause, Reply, ReplyValue, Tool, ToolOutput};

@@ -12,7 +12,7 @@
 //! }
 //!
 //! # tokio::runtime::Runtime::new().unwrap().block_on(async {
-//! let greet = Tool::new("acme.greet", kindgi::here!())
+//! let greet = Tool::new("acme.greet")
 //!     .description("Greets someone by name.")
 //!     .input_schema(json!({"type": "object", "properties": {"name": {"type": "string"}}}))
 //!     .handler(greet);

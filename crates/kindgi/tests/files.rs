@@ -59,7 +59,7 @@ async fn files(input: FilesInput, ctx: ToolContext) -> Result<Value, ToolError> 
 
 fn pack() -> Pack {
     Pack::new().tool(
-        Tool::new("t.files", kindgi::here!())
+        Tool::new("t.files")
             .description("Stores and reads files.")
             .stores_files()
             .reads_files()

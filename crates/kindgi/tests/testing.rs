@@ -89,32 +89,28 @@ fn short(config: Limit, trace: RunTrace) -> CheckResult {
 
 fn pack() -> Pack {
     Pack::new()
+        .tool(Tool::new("t.greet").description("Greets.").handler(greet))
         .tool(
-            Tool::new("t.greet", kindgi::here!())
-                .description("Greets.")
-                .handler(greet),
-        )
-        .tool(
-            Tool::new("t.wait", kindgi::here!())
+            Tool::new("t.wait")
                 .description("Waits until cancelled.")
                 .input_schema(json!({"type": "object"}))
                 .handler(wait_forever),
         )
         .tool(
-            Tool::new("t.approve", kindgi::here!())
+            Tool::new("t.approve")
                 .description("Pauses for approval.")
                 .input_schema(json!({"type": "object"}))
                 .handler(approve),
         )
         .tool(
-            Tool::new("t.store", kindgi::here!())
+            Tool::new("t.store")
                 .description("Stores a file.")
                 .input_schema(json!({"type": "object"}))
                 .stores_files()
                 .handler(store),
         )
         .guardrail(
-            Guardrail::new("t.short", kindgi::here!())
+            Guardrail::new("t.short")
                 .name("Short")
                 .on_violation(kindgi::OnViolation::Halt)
                 .evaluate(short),

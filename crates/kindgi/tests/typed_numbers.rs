@@ -51,17 +51,17 @@ fn min_length(config: MinLength, _trace: RunTrace) -> CheckResult {
 fn pack() -> TestPack {
     let pack = Pack::new()
         .tool(
-            Tool::new("n.async", kindgi::here!())
+            Tool::new("n.async")
                 .description("Counts.")
                 .handler(count_async),
         )
         .tool(
-            Tool::new("n.blocking", kindgi::here!())
+            Tool::new("n.blocking")
                 .description("Counts, blocking.")
                 .blocking_handler(count_blocking),
         )
         .guardrail(
-            Guardrail::new("n.min", kindgi::here!())
+            Guardrail::new("n.min")
                 .name("Minimum")
                 .on_violation(kindgi::OnViolation::Halt)
                 .evaluate(min_length),

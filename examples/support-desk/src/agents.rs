@@ -6,7 +6,7 @@ use kindgi::{Agent, Guardrail, Tool};
 /// asks for refunds — never showing a card number. It may call `tools`
 /// (each at its own version) and is guarded by `guardrail`.
 pub fn triage(tools: &[&Tool], guardrail: &Guardrail) -> Agent {
-    let agent = Agent::new("support.triage", "1.0.0", "Support triage", kindgi::here!())
+    let agent = Agent::new("support.triage", "1.0.0", "Support triage")
         .description("Logs, answers and routes customer requests.")
         .instructions(
             "You triage support requests. Log every request as a ticket first. \

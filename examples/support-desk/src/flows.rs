@@ -6,7 +6,7 @@ use kindgi::{Flow, Tool};
 /// `support.refund`: approve a refund (a lead may have to decide) with
 /// `approve`, then tell the customer on their ticket with `reply`.
 pub fn refund(approve: &Tool, reply: &Tool) -> Flow {
-    Flow::new("support.refund", "1.0.0", kindgi::here!())
+    Flow::new("support.refund", "1.0.0")
         .name("Refund")
         .description("Approves a refund, then replies on the ticket.")
         .tool_node("approve", approve)

@@ -13,7 +13,7 @@ fn panics(_config: Value, _trace: RunTrace) -> CheckResult {
 
 /// `stress.checks.ok`: passes.
 pub(crate) fn ok_guardrail() -> Guardrail {
-    Guardrail::new("stress.ok", kindgi::here!())
+    Guardrail::new("stress.ok")
         .name("Passes")
         .check_id("stress.checks.ok")
         .on_violation(OnViolation::LogOnly)
@@ -23,7 +23,7 @@ pub(crate) fn ok_guardrail() -> Guardrail {
 
 /// `stress.checks.panics`: panics.
 pub(crate) fn panics_guardrail() -> Guardrail {
-    Guardrail::new("stress.panics", kindgi::here!())
+    Guardrail::new("stress.panics")
         .name("Panics")
         .check_id("stress.checks.panics")
         .on_violation(OnViolation::LogOnly)

@@ -11,11 +11,6 @@ async fn blocking_async(input: String, _ctx: ToolContext) -> Result<String, Tool
     Ok(input)
 }
 
-#[tool(id = "acme.one")]
-async fn one_param(input: String) -> Result<String, ToolError> {
-    Ok(input)
-}
-
 #[tool(id = "acme.three")]
 async fn three_params(input: String, _ctx: ToolContext, _extra: u32) -> Result<String, ToolError> {
     Ok(input)

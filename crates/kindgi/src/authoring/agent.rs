@@ -13,9 +13,9 @@ use crate::SourceFile;
 ///
 /// ```
 /// use kindgi::{Agent, Guardrail, Tool};
-/// let echo = Tool::new("acme.echo", kindgi::here!());
-/// let short = Guardrail::new("acme.min-length", kindgi::here!());
-/// let agent = Agent::new("acme.helper", "1.0.0", "Helper", kindgi::here!())
+/// let echo = Tool::new("acme.echo");
+/// let short = Guardrail::new("acme.min-length");
+/// let agent = Agent::new("acme.helper", "1.0.0", "Helper")
 ///     .instructions("Answer briefly.")
 ///     .tool(&echo)
 ///     .guardrail(&short);
@@ -36,13 +36,10 @@ pub struct Agent {
 }
 
 impl Agent {
-    /// An agent with its id, version and display name.
-    pub fn new(
-        id: impl Into<String>,
-        version: impl Into<String>,
-        name: impl Into<String>,
-        source: SourceFile,
-    ) -> Self {
+    /// An agent with its id, version and display name, declared in the
+    /// file that calls this.
+    #[track_caller]
+    pub fn new(id: impl Into<String>, version: impl Into<String>, name: impl Into<String>) -> Self {
         Self {
             id: id.into(),
             version: version.into(),
@@ -53,13 +50,21 @@ impl Agent {
             guardrails: Vec::new(),
             description: None,
             extra: Map::new(),
-            source,
+            source: SourceFile::caller(),
         }
     }
 
     /// The agent's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// The file the agent is declared in, when it isn't the one that
+    /// calls `new` (e.g. `.source(kindgi::here!())` for a file outside
+    /// `src/`).
+    pub fn source(mut self, source: SourceFile) -> Self {
+        self.source = source;
+        self
     }
 
     /// The agent's instructions (a prompt).

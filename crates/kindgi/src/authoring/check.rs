@@ -71,7 +71,7 @@ pub(crate) enum CheckOutcome {
 ///     if len >= config.min_length { CheckResult::pass() } else { CheckResult::fail("too short") }
 /// }
 ///
-/// let guardrail = Guardrail::new("acme.min-length", kindgi::here!())
+/// let guardrail = Guardrail::new("acme.min-length")
 ///     .check_id("acme.checks.min-length")
 ///     .name("Minimum length")
 ///     .on_violation(OnViolation::Halt)
@@ -110,9 +110,11 @@ impl std::fmt::Debug for Guardrail {
 }
 
 impl Guardrail {
-    /// A guardrail with this id, declared in `source` ([`here!`](crate::here)).
-    /// Its `kind` defaults to `zero-llm`.
-    pub fn new(id: impl Into<String>, source: SourceFile) -> Self {
+    /// A guardrail with this id, declared in the file that calls this (its
+    /// `checkModulePath`; see [`SourceFile`]). Its `kind` defaults to
+    /// `zero-llm`.
+    #[track_caller]
+    pub fn new(id: impl Into<String>) -> Self {
         Self {
             id: id.into(),
             name: None,
@@ -125,7 +127,7 @@ impl Guardrail {
             derived_config_schema: None,
             config: None,
             extra: Map::new(),
-            source,
+            source: SourceFile::caller(),
             evaluate: None,
         }
     }
@@ -133,6 +135,14 @@ impl Guardrail {
     /// The guardrail's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// The file the guardrail is declared in, when it isn't the one that
+    /// calls `new` (e.g. `.source(kindgi::here!())` for a file outside
+    /// `src/`).
+    pub fn source(mut self, source: SourceFile) -> Self {
+        self.source = source;
+        self
     }
 
     /// The id a `check-invoke` names: `checkId`, else the guardrail's id.

@@ -14,8 +14,8 @@ pub const END: &str = "$end";
 ///
 /// ```
 /// use kindgi::{Flow, Tool, flow::{START, END}};
-/// let echo = Tool::new("acme.echo", kindgi::here!());
-/// let flow = Flow::new("acme.echo-flow", "1.0.0", kindgi::here!())
+/// let echo = Tool::new("acme.echo");
+/// let flow = Flow::new("acme.echo-flow", "1.0.0")
 ///     .tool_node("echo", &echo)
 ///     .edge(START, "echo")
 ///     .edge("echo", END);
@@ -37,8 +37,10 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// A flow with its id and version.
-    pub fn new(id: impl Into<String>, version: impl Into<String>, source: SourceFile) -> Self {
+    /// A flow with its id and version, declared in the file that calls
+    /// this.
+    #[track_caller]
+    pub fn new(id: impl Into<String>, version: impl Into<String>) -> Self {
         Self {
             id: id.into(),
             version: version.into(),
@@ -48,13 +50,21 @@ impl Flow {
             edges: Vec::new(),
             refs: Vec::new(),
             extra: Map::new(),
-            source,
+            source: SourceFile::caller(),
         }
     }
 
     /// The flow's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// The file the flow is declared in, when it isn't the one that
+    /// calls `new` (e.g. `.source(kindgi::here!())` for a file outside
+    /// `src/`).
+    pub fn source(mut self, source: SourceFile) -> Self {
+        self.source = source;
+        self
     }
 
     /// Display name.

@@ -3,6 +3,7 @@
 pub(crate) mod agent;
 pub(crate) mod check;
 pub mod flow;
+pub(crate) mod handler;
 mod numbers;
 pub(crate) mod pack;
 pub(crate) mod refs;

@@ -20,8 +20,8 @@ pub(crate) enum Scope {
 ///
 /// ```
 /// use kindgi::{Agent, Tool, ToolRef};
-/// let echo = Tool::new("acme.echo", kindgi::here!()).version("1.2.0");
-/// let agent = Agent::new("acme.helper", "1.0.0", "Helper", kindgi::here!())
+/// let echo = Tool::new("acme.echo").version("1.2.0");
+/// let agent = Agent::new("acme.helper", "1.0.0", "Helper")
 ///     .tool(&echo)                                         // pinned to 1.2.0
 ///     .tool(ToolRef::id("acme.lookup").version("^2.0.0"))  // this pack's, by id
 ///     .tool(ToolRef::other_pack("billing.charge", "^3.1.0"));
@@ -85,8 +85,8 @@ impl From<&Tool> for ToolRef {
 ///
 /// ```
 /// use kindgi::{Agent, Guardrail, GuardrailRef};
-/// let short = Guardrail::new("acme.short", kindgi::here!());
-/// let agent = Agent::new("acme.helper", "1.0.0", "Helper", kindgi::here!())
+/// let short = Guardrail::new("acme.short");
+/// let agent = Agent::new("acme.helper", "1.0.0", "Helper")
 ///     .guardrail(&short)
 ///     .guardrail(GuardrailRef::other_pack("compliance.no-pii"));
 /// ```
@@ -125,8 +125,8 @@ impl From<&Guardrail> for GuardrailRef {
 ///
 /// ```
 /// use kindgi::{Agent, AgentRef, Flow};
-/// let helper = Agent::new("acme.helper", "1.0.0", "Helper", kindgi::here!());
-/// let flow = Flow::new("acme.help", "1.0.0", kindgi::here!())
+/// let helper = Agent::new("acme.helper", "1.0.0", "Helper");
+/// let flow = Flow::new("acme.help", "1.0.0")
 ///     .agent_node("help", &helper)
 ///     .agent_node("review", AgentRef::other_pack("qa.reviewer"));
 /// ```

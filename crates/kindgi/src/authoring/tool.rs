@@ -7,10 +7,9 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::numbers::read_typed;
+use super::handler::{AsyncHandler, BlockingHandler};
 use crate::{EffectKind, Sandbox, SourceFile, ToolContext, ToolError, schema_for};
 
 /// A boxed future the service awaits.
@@ -35,7 +34,7 @@ pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 ///     Ok(Output { message: input.message })
 /// }
 ///
-/// let tool = Tool::new("acme.echo", kindgi::here!())
+/// let tool = Tool::new("acme.echo")
 ///     .description("Echo the message back.")
 ///     .mutating(false)
 ///     .handler(echo);
@@ -87,13 +86,19 @@ pub(crate) struct Derived {
     pub(crate) pauses: bool,
 }
 
+/// An async handler as the service calls it.
+pub(crate) type AsyncFn = Arc<dyn Fn(Value, ToolContext) -> BoxFuture<Outcome> + Send + Sync>;
+
+/// A blocking handler as the service calls it.
+pub(crate) type BlockingFn = Arc<dyn Fn(Value, ToolContext) -> Outcome + Send + Sync>;
+
 /// The type-erased handler the service calls.
 #[derive(Clone)]
 pub(crate) enum Handler {
     /// Runs on the async workers; dropped when its call ends.
-    Async(Arc<dyn Fn(Value, ToolContext) -> BoxFuture<Outcome> + Send + Sync>),
+    Async(AsyncFn),
     /// Runs on the blocking pool; sees cancellation through its context.
-    Blocking(Arc<dyn Fn(Value, ToolContext) -> Outcome + Send + Sync>),
+    Blocking(BlockingFn),
 }
 
 /// What a handler produced, before output validation.
@@ -137,7 +142,7 @@ pub enum ReplyValue {
 ///     // … send link.url() to the person who decides …
 ///     Ok(Reply::Pause(Pause::new().name("manager approval")))
 /// }
-/// let tool = kindgi::Tool::new("acme.approve", kindgi::here!()).handler(approve);
+/// let tool = kindgi::Tool::new("acme.approve").handler(approve);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply<T> {
@@ -220,7 +225,7 @@ impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for Reply<T> {
     }
 }
 
-fn finish<O: ToolOutput, E: Into<ToolError>>(result: Result<O, E>) -> Outcome {
+pub(crate) fn finish<O: ToolOutput, E: Into<ToolError>>(result: Result<O, E>) -> Outcome {
     match result {
         Ok(output) => match output.into_reply() {
             Ok(reply) => Outcome::Reply(reply),
@@ -231,8 +236,10 @@ fn finish<O: ToolOutput, E: Into<ToolError>>(result: Result<O, E>) -> Outcome {
 }
 
 impl Tool {
-    /// A tool with this id, declared in `source` ([`here!`](crate::here)).
-    pub fn new(id: impl Into<String>, source: SourceFile) -> Self {
+    /// A tool with this id, declared in the file that calls this (its
+    /// `modulePath`; see [`SourceFile`]).
+    #[track_caller]
+    pub fn new(id: impl Into<String>) -> Self {
         Self {
             id: id.into(),
             description: None,
@@ -248,7 +255,7 @@ impl Tool {
             stores_files: false,
             reads_files: false,
             extra: Map::new(),
-            source,
+            source: SourceFile::caller(),
             handler: None,
         }
     }
@@ -256,6 +263,14 @@ impl Tool {
     /// The tool's id.
     pub fn id(&self) -> &str {
         &self.id
+    }
+
+    /// The file the tool is declared in, when it isn't the one that
+    /// calls `new` (e.g. `.source(kindgi::here!())` for a file outside
+    /// `src/`).
+    pub fn source(mut self, source: SourceFile) -> Self {
+        self.source = source;
+        self
     }
 
     /// What the tool does — the model reads it.
@@ -287,7 +302,7 @@ impl Tool {
     ///
     /// ```
     /// use kindgi::{EffectKind, Tool};
-    /// let tool = Tool::new("acme.send", kindgi::here!())
+    /// let tool = Tool::new("acme.send")
     ///     .effect(EffectKind::ExternalSideEffect, Some("mail"));
     /// ```
     pub fn effect(mut self, kind: EffectKind, resource: Option<&str>) -> Self {
@@ -309,7 +324,7 @@ impl Tool {
     ///
     /// ```
     /// use kindgi::{Network, Tool};
-    /// let tool = Tool::new("acme.fetch", kindgi::here!())
+    /// let tool = Tool::new("acme.fetch")
     ///     .network(Network::allowlist(["api.example.com"]));
     /// ```
     pub fn network(self, network: Network) -> Self {
@@ -405,54 +420,32 @@ impl Tool {
             .or(self.derived.as_ref().map(|d| &d.output))
     }
 
-    /// The async handler: `async fn(Input, ToolContext) -> Result<Output, E>`.
-    /// The input and output schemas are derived from its types; any
-    /// `std::error::Error` (or [`ToolError`]) works as `E`.
+    /// The async handler: `async fn(Input) -> Result<Output, E>`, or
+    /// `async fn(Input, ToolContext) -> Result<Output, E>` when it needs
+    /// the call's context (see [`AsyncHandler`]). The input and output
+    /// schemas are derived from its types; any `std::error::Error` (or
+    /// [`ToolError`]) works as `E`.
     ///
     /// When the call ends early (deadline, disconnect) its future is dropped.
-    pub fn handler<F, Fut, I, O, E>(mut self, handler: F) -> Self
+    pub fn handler<H, Args>(mut self, handler: H) -> Self
     where
-        F: Fn(I, ToolContext) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<O, E>> + Send + 'static,
-        I: DeserializeOwned + JsonSchema + Send + 'static,
-        O: ToolOutput,
-        E: Into<ToolError> + 'static,
+        H: AsyncHandler<Args>,
     {
-        self.set_types::<I, O>();
-        let handler = Arc::new(handler);
-        self.handler = Some(Handler::Async(Arc::new(move |input, ctx| {
-            // The input becomes `I` as the future is made, not as it is
-            // first polled: the service makes it off the async worker for a
-            // large body. The handler itself is called on the first poll.
-            let typed = read_typed::<I>(input);
-            let handler = Arc::clone(&handler);
-            Box::pin(async move {
-                match typed {
-                    Ok(input) => finish(handler(input, ctx).await),
-                    Err(e) => Outcome::BadInput(e.to_string()),
-                }
-            })
-        })));
+        self.set_types::<H::Input, H::Output>();
+        self.handler = Some(handler.into_async_fn().0);
         self
     }
 
-    /// A blocking handler: `fn(Input, ToolContext) -> Result<Output, E>`,
-    /// run on the blocking thread pool, off the async workers. It can't be
-    /// dropped mid-way: it should check [`ToolContext::is_cancelled`].
-    pub fn blocking_handler<F, I, O, E>(mut self, handler: F) -> Self
+    /// A blocking handler: `fn(Input) -> Result<Output, E>` or
+    /// `fn(Input, ToolContext) -> Result<Output, E>`, run on the blocking
+    /// thread pool, off the async workers. It can't be dropped mid-way: a
+    /// long one checks [`ToolContext::is_cancelled`].
+    pub fn blocking_handler<H, Args>(mut self, handler: H) -> Self
     where
-        F: Fn(I, ToolContext) -> Result<O, E> + Send + Sync + 'static,
-        I: DeserializeOwned + JsonSchema + Send + 'static,
-        O: ToolOutput,
-        E: Into<ToolError> + 'static,
+        H: BlockingHandler<Args>,
     {
-        self.set_types::<I, O>();
-        self.handler = Some(Handler::Blocking(Arc::new(
-            move |input, ctx| match read_typed::<I>(input) {
-                Ok(input) => finish(handler(input, ctx)),
-                Err(e) => Outcome::BadInput(e.to_string()),
-            },
-        )));
+        self.set_types::<H::Input, H::Output>();
+        self.handler = Some(handler.into_blocking_fn().0);
         self
     }
 

@@ -486,14 +486,14 @@ mod tests {
     }
 
     fn tool(id: &str) -> Tool {
-        Tool::new(id, crate::here!())
+        Tool::new(id)
             .description("Does it.")
             .input_schema(json!({"type": "object"}))
             .handler(noop)
     }
 
     fn guardrail(id: &str) -> Guardrail {
-        Guardrail::new(id, crate::here!())
+        Guardrail::new(id)
             .name("G")
             .on_violation(OnViolation::Halt)
             .config_schema(json!({"type": "object"}))
@@ -523,10 +523,10 @@ mod tests {
     fn names_every_mistake_with_its_file_and_fix() {
         let pack = Pack::new()
             .tool(tool("bad id"))
-            .tool(Tool::new("no.handler", crate::here!()).description("x"))
-            .guardrail(Guardrail::new("g", crate::here!()).evaluate(|_: Value, _: RunTrace| true))
+            .tool(Tool::new("no.handler").description("x"))
+            .guardrail(Guardrail::new("g").evaluate(|_: Value, _: RunTrace| true))
             .flow(
-                Flow::new("f", "1.0.0", crate::here!())
+                Flow::new("f", "1.0.0")
                     .node(json!({"id": "n", "kind": "tool", "ref": "x"}))
                     .edge(crate::flow::START, "n")
                     .edge("n", "ghost"),
@@ -561,9 +561,9 @@ mod tests {
             .tool(tool("dup").version("1.0.0"))
             .guardrail(guardrail("g"))
             .guardrail(guardrail("g2").check_id("g"))
-            .agent(Agent::new("a", "1.0.0", "A", crate::here!()))
-            .agent(Agent::new("a", "1.0.0", "A", crate::here!()))
-            .agent(Agent::new("a", "1.1.0", "A", crate::here!()));
+            .agent(Agent::new("a", "1.0.0", "A"))
+            .agent(Agent::new("a", "1.0.0", "A"))
+            .agent(Agent::new("a", "1.1.0", "A"));
         assert_eq!(
             problems(&pack),
             [
@@ -584,16 +584,12 @@ mod tests {
     fn refuses_what_can_not_work() {
         let pack = Pack::new()
             .tool(
-                Tool::new("no.description", crate::here!())
+                Tool::new("no.description")
                     .input_schema(json!({"type": "object"}))
                     .handler(noop),
             )
             .tool(tool("string.input").input_schema(json!({"type": "string"})))
-            .tool(
-                Tool::new("any.input", crate::here!())
-                    .description("x")
-                    .handler(noop),
-            )
+            .tool(Tool::new("any.input").description("x").handler(noop))
             .tool(tool("bad.version").version("1.0"))
             .guardrail(
                 guardrail("g")
@@ -628,13 +624,13 @@ mod tests {
     fn references_resolve_or_are_refused() {
         let echo = tool("p.echo").version("1.2.0");
         let g = guardrail("p.guard");
-        let helper = Agent::new("p.helper", "1.0.0", "Helper", crate::here!())
+        let helper = Agent::new("p.helper", "1.0.0", "Helper")
             .tool(&echo)
             .tool(ToolRef::id("p.echo").version("^1.0.0"))
             .tool(ToolRef::other_pack("billing.charge", "^3"))
             .guardrail(&g)
             .guardrail(GuardrailRef::other_pack("compliance.no-pii"));
-        let flow = Flow::new("p.flow", "1.0.0", crate::here!())
+        let flow = Flow::new("p.flow", "1.0.0")
             .tool_node("echo", &echo)
             .agent_node("help", &helper)
             .agent_node("qa", AgentRef::other_pack("qa.reviewer"))
@@ -664,14 +660,14 @@ mod tests {
         let pack = Pack::new()
             .tool(renamed)
             .agent(
-                Agent::new("p.a", "1", "A", crate::here!())
+                Agent::new("p.a", "1", "A")
                     .tool(&echo)
                     .tool(ToolRef::id("p.echo2").version("^1"))
                     .tool(ToolRef::other_pack("x.y", "one"))
                     .guardrail(&g),
             )
             .flow(
-                Flow::new("p.f", "1.0.0", crate::here!())
+                Flow::new("p.f", "1.0.0")
                     .tool_node("n", ToolRef::id("p.missing"))
                     .agent_node("m", &helper),
             );
@@ -715,21 +711,19 @@ mod tests {
         }
         let given = json!({"type": "object", "properties": {"given": {"type": "string"}}});
         let out = json!({"type": "object"});
-        let before = Tool::new("t.before", crate::here!())
+        let before = Tool::new("t.before")
             .description("x")
             .input_schema(given.clone())
             .output_schema(out.clone())
             .pauses(false)
             .handler(typed);
-        let after = Tool::new("t.after", crate::here!())
+        let after = Tool::new("t.after")
             .description("x")
             .handler(typed)
             .input_schema(given.clone())
             .output_schema(out.clone())
             .pauses(false);
-        let derived = Tool::new("t.derived", crate::here!())
-            .description("x")
-            .handler(typed);
+        let derived = Tool::new("t.derived").description("x").handler(typed);
         let index = build_index(
             &Pack::new().tool(before).tool(after).tool(derived),
             &config(),
@@ -746,13 +740,13 @@ mod tests {
         #[derive(serde::Deserialize, schemars::JsonSchema)]
         struct Config {}
         let check = |_: Config, _: RunTrace| true;
-        let g_before = Guardrail::new("g.before", crate::here!())
+        let g_before = Guardrail::new("g.before")
             .name("G")
             .severity(Severity::Warn)
             .on_violation(OnViolation::LogOnly)
             .config_schema(schema.clone())
             .evaluate(check);
-        let g_after = Guardrail::new("g.after", crate::here!())
+        let g_after = Guardrail::new("g.after")
             .evaluate(check)
             .config_schema(schema.clone())
             .on_violation(OnViolation::LogOnly)

@@ -86,7 +86,7 @@ pub fn no_card_numbers(config: CardConfig, trace: RunTrace) -> CheckResult {
 
 /// The guardrail.
 pub fn guardrail() -> Guardrail {
-    Guardrail::new("support.no-card-numbers", kindgi::here!())
+    Guardrail::new("support.no-card-numbers")
         .name("No card numbers")
         .on_violation(OnViolation::Halt)
         .severity(Severity::Error)

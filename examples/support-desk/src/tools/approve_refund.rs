@@ -99,7 +99,7 @@ fn dollars(cents: u64) -> String {
 /// The tool.
 pub fn tool(settings: &Settings) -> Tool {
     let database = settings.database.clone();
-    Tool::new("support.approve-refund", kindgi::here!())
+    Tool::new("support.approve-refund")
         .description(
             "Approves a refund: up to $50.00 by policy, above that a support lead decides (the run waits).",
         )

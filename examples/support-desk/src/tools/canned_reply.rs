@@ -62,7 +62,7 @@ async fn canned_reply(
 
 /// The tool.
 pub fn tool() -> Tool {
-    Tool::new("support.canned-reply", kindgi::here!())
+    Tool::new("support.canned-reply")
         .description("Writes the first reply to a customer, by topic.")
         .mutating(false)
         .handler(canned_reply)

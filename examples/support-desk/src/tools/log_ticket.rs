@@ -95,7 +95,7 @@ fn log_ticket(
 /// The tool. SQLite blocks, so its handler runs on the blocking pool.
 pub fn tool(settings: &Settings) -> Tool {
     let database = settings.database.clone();
-    Tool::new("support.log-ticket", kindgi::here!())
+    Tool::new("support.log-ticket")
         .description("Logs a customer's request as a support ticket and answers its id.")
         .effect(EffectKind::Writes, Some("support-desk tickets"))
         .blocking_handler(move |input: NewTicket, ctx: ToolContext| {

@@ -104,7 +104,7 @@ async fn post_reply(input: PostReplyInput, ctx: ToolContext) -> Result<PostedRep
 
 /// The tool.
 pub fn tool() -> Tool {
-    Tool::new("support.post-reply", kindgi::here!())
+    Tool::new("support.post-reply")
         .description("Posts a reply on a ticket in the helpdesk app.")
         .effect(EffectKind::ExternalSideEffect, Some("helpdesk tickets"))
         .needs_connection(CONNECTION, "acme-helpdesk", &["tickets.write"])

@@ -77,7 +77,7 @@ async fn weekly_report(
 /// The tool.
 pub fn tool(settings: &Settings) -> Tool {
     let database = settings.database.clone();
-    Tool::new("support.weekly-report", kindgi::here!())
+    Tool::new("support.weekly-report")
         .description("Renders the tenant's tickets by priority as a one-page PDF report.")
         .stores_files()
         .handler(move |input: ReportInput, ctx: ToolContext| {

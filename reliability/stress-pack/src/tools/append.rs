@@ -54,7 +54,7 @@ async fn append(input: AppendInput, ctx: ToolContext) -> Result<AppendOutput, To
 }
 
 pub(crate) fn tool() -> Tool {
-    Tool::new("stress.append", kindgi::here!())
+    Tool::new("stress.append")
         .description(
             "Waits ms milliseconds, then appends its id and a newline to the file at path.",
         )

@@ -48,7 +48,7 @@ async fn count_batch(input: CountBatchInput, _ctx: ToolContext) -> Result<CountO
 }
 
 pub(crate) fn batch_tool() -> Tool {
-    Tool::new("stress.count-batch", kindgi::here!())
+    Tool::new("stress.count-batch")
         .description("Counts the strings of a batch, if there is one.")
         .mutating(false)
         .handler(count_batch)
@@ -68,7 +68,7 @@ pub(crate) fn batch_tool() -> Tool {
 }
 
 pub(crate) fn tool() -> Tool {
-    Tool::new("stress.count", kindgi::here!())
+    Tool::new("stress.count")
         .description("Counts the strings it is given.")
         .mutating(false)
         .handler(count)

@@ -54,7 +54,7 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 }
 
 pub(crate) fn tool() -> Tool {
-    Tool::new("stress.environ", kindgi::here!())
+    Tool::new("stress.environ")
         .description(
             "Lists its process's variable names and says whether needle is in its environment.",
         )

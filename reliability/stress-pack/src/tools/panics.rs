@@ -12,7 +12,7 @@ fn blocking_panics(_input: Value, _ctx: ToolContext) -> Result<Value, ToolError>
 }
 
 pub(crate) fn tool() -> Tool {
-    Tool::new("stress.panics", kindgi::here!())
+    Tool::new("stress.panics")
         .description("An async handler that panics with the message kaboom.")
         .handler(panics)
         .input_schema(json!({"type": "object"}))
@@ -20,7 +20,7 @@ pub(crate) fn tool() -> Tool {
 }
 
 pub(crate) fn blocking_tool() -> Tool {
-    Tool::new("stress.blocking-panics", kindgi::here!())
+    Tool::new("stress.blocking-panics")
         .description("A blocking handler that panics with the message kaboom.")
         .blocking_handler(blocking_panics)
         .input_schema(json!({"type": "object"}))

@@ -29,7 +29,7 @@ async fn sleep(input: SleepInput, ctx: ToolContext) -> Result<SleepOutput, ToolE
 }
 
 pub(crate) fn tool() -> Tool {
-    Tool::new("stress.sleep", kindgi::here!())
+    Tool::new("stress.sleep")
         .description("Sleeps for ms milliseconds; stops early when the call is cancelled.")
         .mutating(false)
         .handler(sleep)

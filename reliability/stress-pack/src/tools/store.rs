@@ -44,7 +44,7 @@ async fn store(input: StoreInput, ctx: ToolContext) -> Result<StoreOutput, ToolE
 }
 
 pub(crate) fn tool() -> Tool {
-    Tool::new("stress.store", kindgi::here!())
+    Tool::new("stress.store")
         .description("Stores text as a file through the call's files, and returns it.")
         .stores_files()
         .reads_files()

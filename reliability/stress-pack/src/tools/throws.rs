@@ -8,7 +8,7 @@ async fn throws(_input: Value, _ctx: ToolContext) -> Result<Value, ToolError> {
 }
 
 pub(crate) fn tool() -> Tool {
-    Tool::new("stress.throws", kindgi::here!())
+    Tool::new("stress.throws")
         .description("Throws Error: boom.")
         .handler(throws)
         .input_schema(json!({"type": "object"}))
