@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::numbers::read_typed;
-use crate::{SourceFile, ToolError, schema_for};
+use crate::{SourceFile, ToolError, input_schema_for};
 
 /// The run trace a check evaluates (`RunTrace` of `@kindgi/guardrails`).
 ///
@@ -242,7 +242,7 @@ impl Guardrail {
         R: IntoCheckResult,
     {
         if self.config_schema.is_none() {
-            self.config_schema = Some(schema_for::<C>());
+            self.config_schema = Some(input_schema_for::<C>());
         }
         self.evaluate = Some(Arc::new(move |config, trace| {
             let config = match read_typed::<C>(Value::Object(config)) {

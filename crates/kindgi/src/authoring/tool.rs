@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::numbers::read_typed;
-use crate::{SourceFile, ToolContext, ToolError, schema_for};
+use crate::{SourceFile, ToolContext, ToolError, input_schema_for, output_schema_for};
 
 /// A boxed future the service awaits.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -177,7 +177,7 @@ pub trait ToolOutput: Send + 'static {
 
 impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for T {
     fn output_schema() -> Value {
-        schema_for::<T>()
+        output_schema_for::<T>()
     }
 
     fn into_reply(self) -> Result<ReplyValue, serde_json::Error> {
@@ -187,7 +187,7 @@ impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for T {
 
 impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for Reply<T> {
     fn output_schema() -> Value {
-        schema_for::<T>()
+        output_schema_for::<T>()
     }
 
     fn pauses() -> bool {
@@ -397,7 +397,7 @@ impl Tool {
     }
 
     fn set_types<I: JsonSchema, O: ToolOutput>(&mut self) {
-        self.input_schema = schema_for::<I>();
+        self.input_schema = input_schema_for::<I>();
         self.output_schema = O::output_schema();
         self.output_pauses = O::pauses();
     }
