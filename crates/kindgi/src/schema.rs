@@ -26,7 +26,12 @@ use serde_json::{Map, Number, Value};
 /// - Rust's numeric formats (`int32`, `uint64`, `double`, …) are dropped: no
 ///   JSON Schema validator knows them. What an integer format said becomes
 ///   `minimum` / `maximum`, no wider than a `#[schemars(range(…))]`: an
-///   `i32` accepts no `3e9`, a `u64` no `-1`.
+///   `i32` accepts no `3e9`, a `u64` no `-1`. A JSON number holds integers
+///   exactly up to 2^53 − 1 (JavaScript's `Number.MAX_SAFE_INTEGER`), so a
+///   64-bit integer's input range stops there (`1.5e18` or
+///   `1500000000000000000` is refused: send such a number as a string, with
+///   `#[serde(with = …)]` and `#[schemars(with = "String")]`); its output
+///   range is left open past it, since serde writes every value exactly.
 /// - Objects are closed to properties the type does not know, where that
 ///   stays true of what serde writes and reads. A struct gets
 ///   `additionalProperties: false`. Where other parts describe the same
@@ -88,10 +93,6 @@ use serde_json::{Map, Number, Value};
 ///
 /// What no derived schema says exactly:
 ///
-/// - A 64-bit integer (`i64`, `u64`, `usize`, …) past 2^53 written as a
-///   float (`1.5e18` rather than `1500000000000000000`): JSON Schema cannot
-///   tell the two apart and accepts both, but a typed handler reads integral
-///   floats as integers only up to 2^53, and refuses the float.
 /// - Integer map keys (`BTreeMap<u8, T>`): schemars writes a pattern of
 ///   digits, which keys out of the type's range match too.
 /// - A NaN or infinite float: serde_json writes it as `null`, which the
@@ -123,7 +124,7 @@ use serde_json::{Map, Number, Value};
 /// ```
 #[must_use]
 pub fn input_schema_for<T: JsonSchema + ?Sized>() -> Value {
-    derive::<T>(SchemaSettings::draft2020_12().for_deserialize())
+    derive::<T>(Side::Input)
 }
 
 /// The JSON Schema (draft 2020-12) of what serde **writes** for `T` (its
@@ -156,18 +157,37 @@ pub fn input_schema_for<T: JsonSchema + ?Sized>() -> Value {
 /// ```
 #[must_use]
 pub fn output_schema_for<T: JsonSchema + ?Sized>() -> Value {
-    derive::<T>(SchemaSettings::draft2020_12().for_serialize())
+    derive::<T>(Side::Output)
 }
 
-/// `T`'s schema for the side `settings` asks for, inlined and tidied.
-fn derive<T: JsonSchema + ?Sized>(settings: SchemaSettings) -> Value {
+/// Which side of serde a schema describes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Side {
+    /// What serde reads.
+    Input,
+    /// What serde writes.
+    Output,
+}
+
+/// `T`'s schema for `side`, inlined and tidied.
+fn derive<T: JsonSchema + ?Sized>(side: Side) -> Value {
+    let settings = match side {
+        Side::Input => SchemaSettings::draft2020_12().for_deserialize(),
+        Side::Output => SchemaSettings::draft2020_12().for_serialize(),
+    };
     let generator = settings
         .with(|settings| settings.inline_subschemas = true)
         .into_generator();
     let mut schema = generator.into_root_schema_for::<T>().to_value();
-    tidy(&mut schema, Place::Whole);
+    tidy(&mut schema, Place::Whole, side);
     schema
 }
+
+/// The largest integer a JSON number holds unambiguously: JavaScript's
+/// `Number.MAX_SAFE_INTEGER`, 2^53 − 1. Past it, a JavaScript runtime holds
+/// no integer exactly, and the index (written as JavaScript writes numbers)
+/// would not hold a bound exactly.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// The formats schemars writes for Rust's numbers, which are not JSON Schema
 /// formats, with the range an integer format stands for: the type's own, as
@@ -226,11 +246,11 @@ const PROPERTY_KEYWORDS: &[&str] = &[
     "unevaluatedProperties",
 ];
 
-fn tidy(schema: &mut Value, place: Place) {
+fn tidy(schema: &mut Value, place: Place, side: Side) {
     let Value::Object(map) = schema else {
         return;
     };
-    drop_rust_format(map);
+    drop_rust_format(map, side);
     let parts = match place {
         Place::Whole => close(map),
         Place::Part | Place::Untouched => place,
@@ -241,8 +261,8 @@ fn tidy(schema: &mut Value, place: Place) {
     };
     for (key, child) in map.iter_mut() {
         match key.as_str() {
-            "allOf" | "anyOf" | "oneOf" | "then" | "else" => each_schema(child, parts),
-            "not" | "if" => each_schema(child, Place::Untouched),
+            "allOf" | "anyOf" | "oneOf" | "then" | "else" => each_schema(child, parts, side),
+            "not" | "if" => each_schema(child, Place::Untouched, side),
             "properties" | "patternProperties" | "dependentSchemas" | "$defs" | "definitions" => {
                 let place = if key == "dependentSchemas" {
                     parts
@@ -251,7 +271,7 @@ fn tidy(schema: &mut Value, place: Place) {
                 };
                 if let Value::Object(members) = child {
                     for member in members.values_mut() {
-                        tidy(member, place);
+                        tidy(member, place, side);
                     }
                 }
             }
@@ -262,7 +282,7 @@ fn tidy(schema: &mut Value, place: Place) {
             | "prefixItems"
             | "additionalItems"
             | "unevaluatedItems"
-            | "contains" => each_schema(child, inner),
+            | "contains" => each_schema(child, inner, side),
             // Values (`default`, `const`, `enum`, `examples`, `required`)
             // and annotations, not schemas.
             _ => {}
@@ -271,16 +291,19 @@ fn tidy(schema: &mut Value, place: Place) {
 }
 
 /// Tidies `value`, a schema or an array of schemas.
-fn each_schema(value: &mut Value, place: Place) {
+fn each_schema(value: &mut Value, place: Place, side: Side) {
     match value {
-        Value::Array(items) => items.iter_mut().for_each(|item| tidy(item, place)),
-        _ => tidy(value, place),
+        Value::Array(items) => items.iter_mut().for_each(|item| tidy(item, place, side)),
+        _ => tidy(value, place, side),
     }
 }
 
-/// Drops a Rust number format; an integer format's range becomes
-/// `minimum` / `maximum`, unless the schema's own are tighter.
-fn drop_rust_format(map: &mut Map<String, Value>) {
+/// Drops a Rust number format. An integer format's range becomes
+/// `minimum` / `maximum`, unless the schema's own are tighter, within
+/// ±[`MAX_SAFE_INTEGER`]: on the input side a bound past it is narrowed to
+/// it (no integer past it reads exactly), on the output side it is left out
+/// (serde writes every value of the type, and exactly).
+fn drop_rust_format(map: &mut Map<String, Value>, side: Side) {
     let Some(&(_, range)) = map
         .get("format")
         .and_then(Value::as_str)
@@ -294,8 +317,21 @@ fn drop_rust_format(map: &mut Map<String, Value>) {
         Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "integer"),
         _ => false,
     };
-    if let (Some((min, max)), true) = (range, is_integer) {
+    let Some((min, max)) = range.filter(|_| is_integer) else {
+        return;
+    };
+    let safe = MAX_SAFE_INTEGER;
+    let (min, max) = match side {
+        Side::Input => (Some(min.max(-(safe as i64))), Some(max.min(safe))),
+        Side::Output => (
+            Some(min).filter(|min| min.unsigned_abs() <= safe),
+            Some(max).filter(|max| *max <= safe),
+        ),
+    };
+    if let Some(min) = min {
         tighten(map, "minimum", Number::from(min), Ordering::Greater);
+    }
+    if let Some(max) = max {
         tighten(map, "maximum", Number::from(max), Ordering::Less);
     }
 }
@@ -406,7 +442,7 @@ fn has_open_part(map: &Map<String, Value>) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Place, input_schema_for, output_schema_for, tidy};
+    use super::{MAX_SAFE_INTEGER, Place, Side, input_schema_for, output_schema_for, tidy};
     use schemars::JsonSchema;
     use serde::{Deserialize, Serialize};
     use serde_json::{Value, json};
@@ -456,8 +492,12 @@ mod tests {
         a: i32,
     }
 
-    fn tidied(mut schema: Value) -> Value {
-        tidy(&mut schema, Place::Whole);
+    fn tidied(schema: Value) -> Value {
+        tidied_for(schema, Side::Input)
+    }
+
+    fn tidied_for(mut schema: Value, side: Side) -> Value {
+        tidy(&mut schema, Place::Whole, side);
         schema
     }
 
@@ -525,7 +565,7 @@ mod tests {
         );
         assert_eq!(
             p["b"],
-            json!({"type": ["integer", "null"], "minimum": 0, "maximum": u64::MAX})
+            json!({"type": ["integer", "null"], "minimum": 0, "maximum": MAX_SAFE_INTEGER})
         );
         assert_eq!(
             p["c"],
@@ -533,6 +573,38 @@ mod tests {
         );
         assert_eq!(p["d"], json!({"type": "number"}));
         assert_eq!(p["e"], json!({"type": "string", "format": "date-time"}));
+    }
+
+    #[test]
+    fn past_2_53_an_input_range_narrows_and_an_output_range_stays_open() {
+        let schema = json!({"properties": {
+            "i": {"type": "integer", "format": "int64"},
+            "u": {"type": "integer", "format": "uint64", "minimum": 0},
+            "r": {"type": "integer", "format": "int64", "minimum": 1, "maximum": 1e300}
+        }});
+        let safe = MAX_SAFE_INTEGER;
+        let input = tidied_for(schema.clone(), Side::Input);
+        let p = &input["properties"];
+        assert_eq!(
+            p["i"],
+            json!({"type": "integer", "minimum": -(safe as i64), "maximum": safe})
+        );
+        assert_eq!(
+            p["u"],
+            json!({"type": "integer", "minimum": 0, "maximum": safe})
+        );
+        assert_eq!(
+            p["r"],
+            json!({"type": "integer", "minimum": 1, "maximum": safe})
+        );
+        let output = tidied_for(schema, Side::Output);
+        let p = &output["properties"];
+        assert_eq!(p["i"], json!({"type": "integer"}));
+        assert_eq!(p["u"], json!({"type": "integer", "minimum": 0}));
+        assert_eq!(
+            p["r"],
+            json!({"type": "integer", "minimum": 1, "maximum": 1e300})
+        );
     }
 
     #[test]

@@ -264,8 +264,11 @@ struct Numbers {
     signed: i8,
     medium: i32,
     count: u32,
+    #[proptest(strategy = "prop_oneof![any::<i64>(), -1000i64..1000]")]
     big: i64,
+    #[proptest(strategy = "prop_oneof![any::<u64>(), 0u64..1000]")]
     huge: u64,
+    #[proptest(strategy = "prop_oneof![any::<usize>(), 0usize..1000]")]
     size: usize,
     #[proptest(strategy = "finite_f64()")]
     ratio: f64,
@@ -282,6 +285,9 @@ struct Tree {
 }
 
 type Nested = Wrapper<Vec<Option<Inner<u8>>>>;
+
+/// `Number.MAX_SAFE_INTEGER`: the input schemas' bound for 64-bit integers.
+const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 
 // ---------------------------------------------------------------------------
 // Helpers.
@@ -626,42 +632,58 @@ fn nested_generics_are_inlined() {
 #[test]
 fn integer_ranges_replace_rust_formats() {
     let (input, output) = both::<Numbers>();
-    assert_eq!(input, output);
-    let p = &input["properties"];
-    let range = |name: &str| {
-        assert!(p[name].get("format").is_none(), "{}", p[name]);
-        (p[name]["minimum"].clone(), p[name]["maximum"].clone())
+    let range = |schema: &Value, name: &str| {
+        let p = &schema["properties"][name];
+        assert!(p.get("format").is_none(), "{p}");
+        (p["minimum"].clone(), p["maximum"].clone())
     };
-    assert_eq!(range("small"), (json!(0), json!(255)));
-    assert_eq!(range("level"), (json!(1), json!(10)));
-    assert_eq!(range("signed"), (json!(-128), json!(127)));
-    assert_eq!(range("medium"), (json!(i32::MIN), json!(i32::MAX)));
-    assert_eq!(range("count"), (json!(0), json!(u32::MAX)));
-    assert_eq!(range("big"), (json!(i64::MIN), json!(i64::MAX)));
-    assert_eq!(range("huge"), (json!(0), json!(u64::MAX)));
-    assert_eq!(range("size"), (json!(0), json!(usize::MAX)));
-    assert_eq!(p["ratio"], json!({"type": "number"}));
-    assert_eq!(p["name"]["minLength"], 1);
-    let input = validator(&input);
+    for schema in [&input, &output] {
+        assert_eq!(range(schema, "small"), (json!(0), json!(255)));
+        assert_eq!(range(schema, "level"), (json!(1), json!(10)));
+        assert_eq!(range(schema, "signed"), (json!(-128), json!(127)));
+        assert_eq!(range(schema, "medium"), (json!(i32::MIN), json!(i32::MAX)));
+        assert_eq!(range(schema, "count"), (json!(0), json!(u32::MAX)));
+        assert_eq!(schema["properties"]["ratio"], json!({"type": "number"}));
+        assert_eq!(schema["properties"]["name"]["minLength"], 1);
+    }
+    // Past 2^53 an input is refused; an output is not.
+    let safe = json!(MAX_SAFE_INTEGER);
+    let minus_safe = json!(-MAX_SAFE_INTEGER);
+    assert_eq!(range(&input, "big"), (minus_safe, safe.clone()));
+    assert_eq!(range(&input, "huge"), (json!(0), safe.clone()));
+    assert_eq!(range(&input, "size"), (json!(0), safe));
+    assert_eq!(range(&output, "big"), (Value::Null, Value::Null));
+    assert_eq!(range(&output, "huge"), (json!(0), Value::Null));
+    assert_eq!(range(&output, "size"), (json!(0), Value::Null));
+
     let mut value = serde_json::to_value(Numbers {
         small: 1,
         level: 1,
         signed: -1,
         medium: 1,
         count: 1,
-        big: 1,
-        huge: 1,
-        size: 1,
+        big: i64::MIN,
+        huge: u64::MAX,
+        size: usize::MAX,
         ratio: 0.5,
         name: "n".into(),
     })
     .expect("serializes");
+    assert!(validator(&output).is_valid(&value));
+    let input = validator(&input);
+    assert!(!input.is_valid(&value));
+    for field in ["big", "huge", "size"] {
+        value[field] = json!(1);
+    }
     assert!(input.is_valid(&value));
     for (field, wrong) in [
         ("medium", json!(3e9)),
         ("count", json!(-1)),
         ("big", json!(1e300)),
+        ("big", json!(1.5e18)),
+        ("big", json!(MAX_SAFE_INTEGER + 1)),
         ("huge", json!(-1)),
+        ("huge", json!(u64::MAX)),
         ("level", json!(11)),
         ("small", json!(1.5)),
     ] {
@@ -721,10 +743,9 @@ fn tree() -> impl Strategy<Value = Tree> {
     })
 }
 
-/// Numbers at and past the edges of Rust's integer types, and floats that
-/// are (or are not) integers. Left out: integral floats past 2^53 within
-/// 64-bit range (`1.5e18`), which the schema cannot tell from the integer
-/// literal, and which the pack service does not read as integers.
+/// Numbers at and past the edges of Rust's integer types and of the
+/// integers a JSON number holds exactly, and floats that are (or are not)
+/// integers.
 fn edge_numbers() -> Vec<Value> {
     vec![
         json!(0),
@@ -745,8 +766,12 @@ fn edge_numbers() -> Vec<Value> {
         json!(i64::from(i32::MIN) - 1),
         json!(u32::MAX),
         json!(u64::from(u32::MAX) + 1),
-        json!(9_007_199_254_740_992_u64),
+        json!(MAX_SAFE_INTEGER),
+        json!(MAX_SAFE_INTEGER + 1),
+        json!(-MAX_SAFE_INTEGER - 1),
         json!(9_007_199_254_740_992.0),
+        json!(1.5e18),
+        json!(1.2e19),
         json!(i64::MAX),
         json!(i64::MIN),
         json!(u64::MAX),
@@ -1111,7 +1136,23 @@ fn contract_of_nested_generics() {
 
 #[test]
 fn contract_of_numbers() {
-    check_contract(any::<Numbers>(), Reads::WhatItWrites);
+    // A caller sends 64-bit integers within ±(2^53 − 1) only.
+    check_contract(
+        any::<Numbers>(),
+        Reads::AsInput(|mut written| {
+            for field in ["big", "huge", "size"] {
+                let number = &written[field];
+                let number = number
+                    .as_i64()
+                    .map(i128::from)
+                    .or_else(|| number.as_u64().map(i128::from))
+                    .expect("an integer");
+                let safe = i128::from(MAX_SAFE_INTEGER);
+                written[field] = json!(number.clamp(-safe, safe));
+            }
+            written
+        }),
+    );
 }
 
 #[test]
