@@ -246,11 +246,14 @@ const PROPERTY_KEYWORDS: &[&str] = &[
     "unevaluatedProperties",
 ];
 
+/// Drops Rust's number formats from `schema` and closes its objects, as
+/// [`input_schema_for`] says; `place` is where `schema` stands.
 fn tidy(schema: &mut Value, place: Place, side: Side) {
     let Value::Object(map) = schema else {
         return;
     };
-    drop_rust_format(map, side);
+    // Under `not`, a range would widen what the whole accepts.
+    drop_rust_format(map, side, place != Place::Untouched);
     let parts = match place {
         Place::Whole => close(map),
         Place::Part | Place::Untouched => place,
@@ -298,12 +301,12 @@ fn each_schema(value: &mut Value, place: Place, side: Side) {
     }
 }
 
-/// Drops a Rust number format. An integer format's range becomes
-/// `minimum` / `maximum`, unless the schema's own are tighter, within
+/// Drops a Rust number format. Where `bounded`, an integer format's range
+/// becomes `minimum` / `maximum`, unless the schema's own are tighter, within
 /// ±[`MAX_SAFE_INTEGER`]: on the input side a bound past it is narrowed to
 /// it (no integer past it reads exactly), on the output side it is left out
 /// (serde writes every value of the type, and exactly).
-fn drop_rust_format(map: &mut Map<String, Value>, side: Side) {
+fn drop_rust_format(map: &mut Map<String, Value>, side: Side, bounded: bool) {
     let Some(&(_, range)) = map
         .get("format")
         .and_then(Value::as_str)
@@ -317,7 +320,7 @@ fn drop_rust_format(map: &mut Map<String, Value>, side: Side) {
         Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "integer"),
         _ => false,
     };
-    let Some((min, max)) = range.filter(|_| is_integer) else {
+    let Some((min, max)) = range.filter(|_| is_integer && bounded) else {
         return;
     };
     let safe = MAX_SAFE_INTEGER;
@@ -650,13 +653,21 @@ mod tests {
 
     #[test]
     fn nothing_is_closed_under_not_or_if() {
-        let negated = json!({"type": "object", "properties": {"a": {"properties": {"b": true}}}});
+        let negated = json!({"type": "object", "properties": {
+            "a": {"properties": {"b": true}},
+            "n": {"type": "integer", "format": "uint8"}
+        }});
         let s = tidied(json!({
             "properties": {"x": true},
             "not": negated.clone(),
-            "if": negated.clone()
+            "if": negated
         }));
-        assert_eq!(s["not"], negated);
-        assert_eq!(s["if"], negated);
+        // The format goes, but neither a range nor a closing comes in.
+        let formatless = json!({"type": "object", "properties": {
+            "a": {"properties": {"b": true}},
+            "n": {"type": "integer"}
+        }});
+        assert_eq!(s["not"], formatless);
+        assert_eq!(s["if"], formatless);
     }
 }
