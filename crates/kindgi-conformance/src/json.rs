@@ -77,7 +77,11 @@ pub fn utf16_cmp(a: &str, b: &str) -> Ordering {
 
 /// A number as JavaScript writes it.
 fn js_number(n: &Number) -> String {
-    if n.is_i64() || n.is_u64() {
+    // Integers JavaScript holds exactly are written as they are.
+    const EXACT: u64 = 1 << 53;
+    if n.as_u64().is_some_and(|u| u <= EXACT)
+        || n.as_i64().is_some_and(|i| i.unsigned_abs() <= EXACT)
+    {
         return n.to_string();
     }
     let Some(f) = n.as_f64() else {
@@ -86,8 +90,11 @@ fn js_number(n: &Number) -> String {
     if f == 0.0 {
         return "0".to_owned();
     }
+    // A whole number below 1e21 is written without an exponent, in the
+    // fewest digits that read back to it (2^64 is 18446744073709552000),
+    // as Rust's `Display` for `f64` writes it too.
     if f.fract() == 0.0 && f.abs() < 1e21 {
-        return format!("{f:.0}");
+        return format!("{f}");
     }
     let text = n.to_string();
     // JavaScript writes a positive exponent with its sign: 1e+21.
@@ -144,6 +151,16 @@ mod tests {
         assert_eq!(canonical_pretty(&json!(-0.0)), "0\n");
         assert_eq!(canonical_pretty(&json!(1e21)), "1e+21\n");
         assert_eq!(canonical_pretty(&json!(1e-7)), "1e-7\n");
+        assert_eq!(
+            canonical_pretty(&json!(9007199254740992u64)),
+            "9007199254740992\n"
+        );
+        assert_eq!(canonical_pretty(&json!(u64::MAX)), "18446744073709552000\n");
+        assert_eq!(canonical_pretty(&json!(i64::MIN)), "-9223372036854776000\n");
+        assert_eq!(
+            canonical_pretty(&json!(1.8446744073709552e19)),
+            "18446744073709552000\n"
+        );
     }
 
     #[test]

@@ -122,7 +122,7 @@ pub use kindgi_protocol::vocab::{
 };
 pub use kindgi_protocol::{CheckResult, Connection, FileValue, NotRead, NotStored, Secret};
 pub use percent::encode_component;
-pub use schema::schema_for;
+pub use schema::{input_schema_for, output_schema_for};
 
 /// The process's allocator with the `mimalloc` feature: see the feature's
 /// note in this crate's `Cargo.toml`.

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::numbers::read_typed;
 use super::trace::RunTrace;
-use crate::{GuardrailKind, OnViolation, Severity, SourceFile, ToolError, schema_for};
+use crate::{GuardrailKind, OnViolation, Severity, SourceFile, ToolError, input_schema_for};
 
 /// What a check returns: a [`CheckResult`], a `bool`, or either in a
 /// `Result` whose error is any `std::error::Error` (or [`ToolError`]).
@@ -225,7 +225,7 @@ impl Guardrail {
         C: DeserializeOwned + JsonSchema + 'static,
         R: IntoCheckResult,
     {
-        self.derived_config_schema = Some(schema_for::<C>());
+        self.derived_config_schema = Some(input_schema_for::<C>());
         self.evaluate = Some(Arc::new(move |config, trace| {
             let config = match read_typed::<C>(Value::Object(config)) {
                 Ok(config) => config,

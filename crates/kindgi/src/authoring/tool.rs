@@ -10,7 +10,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::handler::{AsyncHandler, BlockingHandler};
-use crate::{EffectKind, Sandbox, SourceFile, ToolContext, ToolError, schema_for};
+use crate::{
+    EffectKind, Sandbox, SourceFile, ToolContext, ToolError, input_schema_for, output_schema_for,
+};
 
 /// A boxed future the service awaits.
 pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
@@ -200,7 +202,7 @@ pub trait ToolOutput: Send + 'static {
 
 impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for T {
     fn output_schema() -> Value {
-        schema_for::<T>()
+        output_schema_for::<T>()
     }
 
     fn into_reply(self) -> Result<ReplyValue, serde_json::Error> {
@@ -210,7 +212,7 @@ impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for T {
 
 impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for Reply<T> {
     fn output_schema() -> Value {
-        schema_for::<T>()
+        output_schema_for::<T>()
     }
 
     fn pauses() -> bool {
@@ -451,7 +453,7 @@ impl Tool {
 
     fn set_types<I: JsonSchema, O: ToolOutput>(&mut self) {
         self.derived = Some(Derived {
-            input: schema_for::<I>(),
+            input: input_schema_for::<I>(),
             output: O::output_schema(),
             pauses: O::pauses(),
         });
