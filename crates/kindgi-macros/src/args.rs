@@ -1,14 +1,17 @@
-//! The `name = value` arguments of an attribute: strings and flags.
+//! The `name = value` arguments of an attribute: strings, expressions and
+//! flags.
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
-use syn::{LitBool, LitStr, Token};
+use syn::{Expr, LitBool, LitStr, Token};
 
 /// What an argument takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
     /// `name = "text"`.
     Str,
+    /// `name = <any expression>`, e.g. a string constant.
+    Expr,
     /// `name` (true), `name = true` or `name = false`.
     Flag,
 }
@@ -30,6 +33,14 @@ pub(crate) const fn string(name: &'static str) -> Accepted {
     }
 }
 
+/// Shorthand for an [`Accepted`] expression argument.
+pub(crate) const fn expr(name: &'static str) -> Accepted {
+    Accepted {
+        name,
+        kind: Kind::Expr,
+    }
+}
+
 /// Shorthand for an [`Accepted`] flag.
 pub(crate) const fn flag(name: &'static str) -> Accepted {
     Accepted {
@@ -42,6 +53,7 @@ pub(crate) const fn flag(name: &'static str) -> Accepted {
 #[derive(Debug, Clone)]
 enum Value {
     Str(LitStr),
+    Expr(Box<Expr>),
     Flag(bool),
 }
 
@@ -98,6 +110,15 @@ impl Args {
                     })?;
                     Value::Str(lit)
                 }
+                Kind::Expr => {
+                    if !meta.input.peek(Token![=]) {
+                        return Err(meta.error(format!(
+                            "`{0}` takes a value: `{0} = \"...\"` or `{0} = SOME_CONST`",
+                            arg.name
+                        )));
+                    }
+                    Value::Expr(Box::new(meta.value()?.parse()?))
+                }
                 Kind::Flag if meta.input.peek(Token![=]) => {
                     let lit: LitBool = meta.value()?.parse().map_err(|e| {
                         syn::Error::new(
@@ -131,6 +152,14 @@ impl Args {
     pub(crate) fn str(&self, name: &str) -> Option<&LitStr> {
         match self.get(name).map(|g| &g.value) {
             Some(Value::Str(lit)) => Some(lit),
+            _ => None,
+        }
+    }
+
+    /// The expression argument `name`, if given.
+    pub(crate) fn expr(&self, name: &str) -> Option<&Expr> {
+        match self.get(name).map(|g| &g.value) {
+            Some(Value::Expr(expr)) => Some(expr),
             _ => None,
         }
     }

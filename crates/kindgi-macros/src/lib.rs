@@ -15,20 +15,23 @@ mod check;
 mod func;
 mod id;
 mod tool;
+mod tools;
 
 use proc_macro::TokenStream;
 
 /// Declares a tool: keeps the function, and adds `fn <name>_tool() -> kindgi::Tool`
 /// with the same visibility.
 ///
-/// It goes on an `async fn name(input: Input, ctx: ToolContext) -> Result<Output, E>`,
-/// or on a plain `fn` of the same shape with `blocking`. The handler's types
+/// It goes on an `async fn name(input: Input) -> Result<Output, E>` (with
+/// `ctx: ToolContext` after the input when the handler needs the call's
+/// context), or on a plain `fn` of the same shape with `blocking`. For
+/// tools that share state, see [`macro@tools`]. The handler's types
 /// give the schemas: `Input` is `Deserialize + JsonSchema`, `Output` is
 /// `Serialize + JsonSchema` (or `Reply<T>` for a tool that may pause) and `E`
 /// is any `std::error::Error` (or `ToolError`).
 ///
-/// ```text
-/// use kindgi::{ToolContext, ToolError};
+/// ```
+/// use kindgi::ToolError;
 /// use schemars::JsonSchema;
 /// use serde::{Deserialize, Serialize};
 ///
@@ -39,7 +42,7 @@ use proc_macro::TokenStream;
 ///
 /// /// Echo the message back.
 /// #[kindgi::tool(id = "acme.echo", version = "1.2.0", mutating = false)]
-/// async fn echo(input: EchoInput, _ctx: ToolContext) -> Result<EchoOutput, ToolError> {
+/// async fn echo(input: EchoInput) -> Result<EchoOutput, ToolError> {
 ///     Ok(EchoOutput { message: input.message })
 /// }
 ///
@@ -62,7 +65,7 @@ use proc_macro::TokenStream;
 /// | argument | builder call |
 /// | --- | --- |
 /// | `id = "acme.echo"` (required) | `Tool::new("acme.echo")` |
-/// | `description = "..."` | `.description("...")`, else the doc comment (see below) |
+/// | `description = "..."` or `= SOME_CONST` | `.description(...)`, else the doc comment (see below) |
 /// | `version = "1.2.0"` | `.version("1.2.0")` |
 /// | `mutating = false` | `.mutating(false)` |
 /// | `needs_approval_when_unattended = true` | `.needs_approval_when_unattended(true)` |
@@ -87,7 +90,11 @@ use proc_macro::TokenStream;
 /// Effects, env values, secrets, connections and other index fields are not
 /// arguments: chain the builder methods on the generated function.
 ///
-/// ```text
+/// ```
+/// # use kindgi::ToolError;
+/// # /// Echo.
+/// # #[kindgi::tool(id = "acme.echo")]
+/// # async fn echo(input: String) -> Result<String, ToolError> { Ok(input) }
 /// let tool = echo_tool()
 ///     .effect(kindgi::EffectKind::Network, Some("api.example.com"))
 ///     .needs_secret("API_KEY")
@@ -97,12 +104,25 @@ use proc_macro::TokenStream;
 ///
 /// # Blocking tools
 ///
-/// ```text
+/// ```
+/// use kindgi::{ToolContext, ToolError};
+/// # #[derive(serde::Deserialize, schemars::JsonSchema)] struct Text { text: String }
+/// # #[derive(serde::Serialize, schemars::JsonSchema)] struct Count { words: usize }
+///
 /// /// Count the words of a large text.
 /// #[kindgi::tool(id = "acme.word-count", blocking)]
 /// fn word_count(input: Text, ctx: ToolContext) -> Result<Count, ToolError> {
-///     // runs on the blocking pool; long loops check ctx.is_cancelled()
+///     // Runs on the blocking pool; a long loop checks ctx.is_cancelled().
+///     let mut words = 0;
+///     for _ in input.text.split_whitespace() {
+///         if ctx.is_cancelled() {
+///             break;
+///         }
+///         words += 1;
+///     }
+///     Ok(Count { words })
 /// }
+/// # let _ = word_count_tool();
 /// ```
 ///
 /// # Errors
@@ -110,8 +130,8 @@ use proc_macro::TokenStream;
 /// At compile time, on the attribute or the function: a missing, empty or
 /// malformed `id`, an unknown or repeated argument, a plain `fn` without
 /// `blocking`, `blocking` on an `async fn`, a method, a generic function, or
-/// a function that doesn't take exactly two parameters. The function goes at
-/// module level (not in an `impl` block).
+/// a function that doesn't take one or two parameters. The function goes at
+/// module level; methods go in a [`macro@tools`] block.
 #[proc_macro_attribute]
 pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(attr.into(), item.into()).into()
@@ -126,7 +146,7 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// guardrail's `configSchema`) and `R` is a `CheckResult`, a `bool`, or a
 /// `Result` of either.
 ///
-/// ```text
+/// ```
 /// use kindgi::{CheckResult, RunTrace};
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
@@ -190,4 +210,61 @@ pub fn tool(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn check(attr: TokenStream, item: TokenStream) -> TokenStream {
     check::expand(attr.into(), item.into()).into()
+}
+
+/// Declares tools that share state: an `impl` block whose `#[tool(...)]`
+/// methods are tool handlers taking `&self`. The block stays as written
+/// (without the `#[tool]` attributes), and gains
+/// `fn <method>_tool(self: &Arc<Self>) -> kindgi::Tool` for each tool and
+/// `fn tools(self) -> Vec<kindgi::Tool>` for all of them, every tool
+/// sharing the one value (a pool, settings, a client).
+///
+/// Each `#[tool(...)]` takes the arguments of [`macro@tool`]; the method's
+/// doc comment is the description. A method is `async fn name(&self, input:
+/// Input) -> Result<Output, E>`, with `ctx: ToolContext` after the input
+/// when it needs the call's context, or a plain `fn` with `blocking`.
+///
+/// ```
+/// use std::path::PathBuf;
+/// use kindgi::{Pack, ToolContext, ToolError};
+/// use schemars::JsonSchema;
+/// use serde::{Deserialize, Serialize};
+///
+/// #[derive(Deserialize, JsonSchema)]
+/// struct NewTicket { subject: String }
+/// #[derive(Serialize, JsonSchema)]
+/// struct Logged { ticket_id: String }
+///
+/// struct Desk { database: PathBuf }
+///
+/// #[kindgi::tools]
+/// impl Desk {
+///     /// Logs a customer's request as a ticket.
+///     #[tool(id = "support.log-ticket", blocking)]
+///     fn log_ticket(&self, input: NewTicket, ctx: ToolContext) -> Result<Logged, ToolError> {
+///         // … write to self.database, keyed by ctx.idempotency_key() …
+///         # let _ = (&self.database, ctx);
+///         Ok(Logged { ticket_id: format!("T-{}", input.subject.len()) })
+///     }
+///
+///     /// Says which database the desk writes to.
+///     #[tool(id = "support.where", mutating = false)]
+///     async fn database(&self, _input: serde_json::Map<String, serde_json::Value>) -> Result<String, ToolError> {
+///         Ok(self.database.display().to_string())
+///     }
+/// }
+///
+/// let desk = Desk { database: "desk.db".into() };
+/// let pack = Pack::new().with_tools(desk.tools());
+/// assert_eq!(pack.tools().len(), 2);
+/// ```
+///
+/// # Errors
+///
+/// At compile time: arguments on `#[tools]` itself, a trait or generic
+/// `impl`, a block with no `#[tool]` method, a method that doesn't take
+/// `&self` and one or two parameters, and every error of [`macro@tool`].
+#[proc_macro_attribute]
+pub fn tools(attr: TokenStream, item: TokenStream) -> TokenStream {
+    tools::expand(attr.into(), item.into()).into()
 }

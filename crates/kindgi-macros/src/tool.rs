@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 use syn::ext::IdentExt;
-use syn::{ItemFn, LitStr};
+use syn::{Attribute, ItemFn, LitStr, Signature};
 
 use crate::args::{self, Accepted, Args};
 use crate::func::{self, Errors};
@@ -19,7 +19,7 @@ const ACCEPTED: &[Accepted] = &[
     args::flag("stores_files"),
     args::flag("reads_files"),
     args::flag("blocking"),
-    args::string("description"),
+    args::expr("description"),
 ];
 
 /// Expands `#[tool(attr)] item`.
@@ -35,7 +35,6 @@ pub(crate) fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// The body of `<name>_tool()`: the builder calls.
 fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
-    let args = errors.take(Args::parse("tool", ACCEPTED, attr));
     func::check_shape(
         &func.sig,
         "tool",
@@ -43,18 +42,33 @@ fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
         "(input: Input) or (input: Input, ctx: ToolContext)",
         &mut errors,
     );
+    let name = &func.sig.ident;
+    tool_builder(attr, &func.attrs, &func.sig, errors, quote!(#name))
+}
+
+/// The builder calls of the tool whose handler is `handler` (a function
+/// or closure of the shape `sig` says), with `attr`'s arguments and the
+/// doc comment of `attrs`; `errors` holds what the caller found already.
+pub(crate) fn tool_builder(
+    attr: TokenStream,
+    attrs: &[Attribute],
+    sig: &Signature,
+    mut errors: Errors,
+    handler: TokenStream,
+) -> syn::Result<TokenStream> {
+    let args = errors.take(Args::parse("tool", ACCEPTED, attr));
     let Some(args) = args else {
         return Err(errors.into_result().expect_err("an error was pushed"));
     };
 
     let blocking = args.flag("blocking");
-    match (&func.sig.asyncness, blocking) {
+    match (&sig.asyncness, blocking) {
         (Some(_), Some((true, span))) => errors.push(syn::Error::new(
             span,
             "`blocking` is for a plain `fn`, run on the blocking pool: remove `async`, or remove `blocking`",
         )),
         (None, None | Some((false, _))) => errors.push(syn::Error::new_spanned(
-            func.sig.fn_token,
+            sig.fn_token,
             "`#[tool]` goes on an `async fn`; for a plain `fn` that blocks, add `blocking`: `#[tool(id = \"...\", blocking)]`",
         )),
         _ => {}
@@ -68,15 +82,15 @@ fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
     let id = id.expect("no errors, so the id is there");
 
     let mut calls = Vec::new();
-    let description = match args.str("description") {
-        Some(description) => Some(description.clone()),
+    match args.expr("description") {
+        Some(description) => calls.push(quote!(.description(#description))),
         None => {
-            let doc = func::doc_comment(&func.attrs);
-            (!doc.is_empty()).then(|| LitStr::new(&doc, func.sig.ident.span()))
+            let doc = func::doc_comment(attrs);
+            if !doc.is_empty() {
+                let doc = LitStr::new(&doc, sig.ident.span());
+                calls.push(quote!(.description(#doc)));
+            }
         }
-    };
-    if let Some(description) = description {
-        calls.push(quote!(.description(#description)));
     }
     if let Some(version) = args.str("version") {
         calls.push(quote!(.version(#version)));
@@ -93,11 +107,10 @@ fn builder(attr: TokenStream, func: &ItemFn) -> syn::Result<TokenStream> {
             calls.push(quote!(.#method()));
         }
     }
-    let name = &func.sig.ident;
-    if func.sig.asyncness.is_some() {
-        calls.push(quote!(.handler(#name)));
+    if sig.asyncness.is_some() {
+        calls.push(quote!(.handler(#handler)));
     } else {
-        calls.push(quote!(.blocking_handler(#name)));
+        calls.push(quote!(.blocking_handler(#handler)));
     }
     Ok(quote! {
         ::kindgi::Tool::new(#id).source(::kindgi::here!())

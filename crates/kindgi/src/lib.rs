@@ -115,7 +115,7 @@ pub use cancel::{CancelReason, Cancellation};
 pub use context::{ToolContext, WaitLink};
 pub use error::{PauseNotAvailable, ToolError};
 pub use files::{Files, FilesError, FilesNotAvailable, Read, Stored};
-pub use kindgi_macros::{check, tool};
+pub use kindgi_macros::{check, tool, tools};
 pub use kindgi_protocol as protocol;
 pub use kindgi_protocol::vocab::{
     EffectKind, GuardrailKind, OnViolation, Sandbox, ScopeWhen, Severity,

@@ -44,6 +44,12 @@ impl Pack {
         self
     }
 
+    /// Adds several tools, e.g. those of a [`tools`](crate::tools) block.
+    pub fn with_tools(mut self, tools: impl IntoIterator<Item = Tool>) -> Self {
+        self.tools.extend(tools);
+        self
+    }
+
     /// Adds a guardrail.
     pub fn guardrail(mut self, guardrail: Guardrail) -> Self {
         self.guardrails.push(guardrail);
