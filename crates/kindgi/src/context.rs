@@ -26,7 +26,7 @@ struct ContextInner {
     tool_id: String,
     call: CallContext,
     wait_token: Option<WaitToken>,
-    files: Option<Files>,
+    files: Result<Files, FilesNotAvailable>,
     cancellation: Cancellation,
     deadline: Instant,
 }
@@ -39,7 +39,7 @@ impl ToolContext {
         tool_id: &str,
         mut call: CallContext,
         wait_token: Option<WaitToken>,
-        files: Option<Files>,
+        files: Result<Files, FilesNotAvailable>,
         cancellation: Cancellation,
         deadline: Instant,
     ) -> Self {
@@ -116,6 +116,48 @@ impl ToolContext {
         self.inner.call.secrets.as_ref()?.get(name)
     }
 
+    /// One of the env values the tool declares, which this call must carry.
+    ///
+    /// # Errors
+    ///
+    /// [`Missing`] naming the value (never another's) when the call
+    /// carries none; `?` makes it the handler's error.
+    ///
+    /// ```
+    /// # use kindgi::{ToolContext, ToolError};
+    /// async fn region(_input: serde_json::Value, ctx: ToolContext) -> Result<String, ToolError> {
+    ///     Ok(ctx.require_env("REGION")?.to_owned())
+    /// }
+    /// ```
+    pub fn require_env(&self, name: &str) -> Result<&str, Missing> {
+        self.env(name)
+            .ok_or_else(|| Missing::new(MissingKind::Env, name))
+    }
+
+    /// One resolved secret, which this call must carry as text.
+    ///
+    /// # Errors
+    ///
+    /// [`Missing`] naming the secret (never its value) when the call
+    /// carries none, or one that isn't text.
+    pub fn require_secret(&self, name: &str) -> Result<Secret, Missing> {
+        match self.secret_value(name) {
+            None => Err(Missing::new(MissingKind::Secret, name)),
+            Some(Value::String(value)) => Ok(Secret::new(value)),
+            Some(_) => Err(Missing::new(MissingKind::SecretNotText, name)),
+        }
+    }
+
+    /// One of the tool's connections, which this call must carry.
+    ///
+    /// # Errors
+    ///
+    /// [`Missing`] naming the connection when the call carries none.
+    pub fn require_connection(&self, name: &str) -> Result<&Connection, Missing> {
+        self.connection(name)
+            .ok_or_else(|| Missing::new(MissingKind::Connection, name))
+    }
+
     /// One of the tool's connections, by the tool's name for it.
     pub fn connection(&self, name: &str) -> Option<&Connection> {
         self.inner.call.connections.as_ref()?.get(name)
@@ -182,12 +224,71 @@ impl ToolContext {
     ///
     /// # Errors
     ///
-    /// [`FilesNotAvailable`] when the runtime sent no files grant (an older
-    /// runtime, one without a file store, or a tool that declares neither).
+    /// [`FilesNotAvailable`] saying why: the tool declares neither, or the
+    /// runtime sent no files grant (an older runtime, or one without a file
+    /// store). `?` makes it the handler's error, with that message.
     pub fn files(&self) -> Result<&Files, FilesNotAvailable> {
-        self.inner.files.as_ref().ok_or(FilesNotAvailable)
+        self.inner.files.as_ref().map_err(|e| *e)
     }
 }
+
+/// What a call lacks that its handler requires
+/// ([`ToolContext::require_secret`], [`ToolContext::require_env`],
+/// [`ToolContext::require_connection`]): it names the value and how to
+/// give it, never a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    kind: MissingKind,
+    name: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum MissingKind {
+    Env,
+    Secret,
+    SecretNotText,
+    Connection,
+}
+
+impl Missing {
+    fn new(kind: MissingKind, name: &str) -> Self {
+        Self {
+            kind,
+            name: name.to_owned(),
+        }
+    }
+
+    /// The name of what is missing.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl std::fmt::Display for Missing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = &self.name;
+        match self.kind {
+            MissingKind::Env => write!(
+                f,
+                "the call carries no env value \"{name}\": declare it with .needs_env(\"{name}\", …) on the tool; locally, give it with `kindgi call --env {name}=…`, or TestContext::env in a test"
+            ),
+            MissingKind::Secret => write!(
+                f,
+                "the call carries no secret \"{name}\": declare it with .needs_secret(\"{name}\") on the tool; locally, give it with `kindgi call --secret {name}=…` or the line `{name}=…` in .kindgi/secrets.env under `kindgi dev`, or TestContext::secret in a test"
+            ),
+            MissingKind::SecretNotText => write!(
+                f,
+                "the call's secret \"{name}\" is not text: read it with ctx.secret_value(\"{name}\")"
+            ),
+            MissingKind::Connection => write!(
+                f,
+                "the call carries no connection \"{name}\": declare it with .needs_connection(\"{name}\", app, scopes) on the tool; locally, give it with `kindgi call --connection {name}=APP:TOKEN` or a line in .kindgi/connections.env under `kindgi dev`, or TestContext::connection in a test"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Missing {}
 
 /// Where another system posts the answer a paused call waits for.
 ///

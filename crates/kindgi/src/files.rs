@@ -29,10 +29,22 @@ pub struct Files {
     deadline: Instant,
 }
 
-/// The call carries no files grant.
+/// Why a call has no files ([`crate::ToolContext::files`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("this call has no files: the runtime sent no files grant for it")]
-pub struct FilesNotAvailable;
+#[non_exhaustive]
+pub enum FilesNotAvailable {
+    /// The tool declares neither `storesFiles` nor `readsFiles`, so the
+    /// runtime grants it no files.
+    #[error(
+        "this tool declares neither storesFiles nor readsFiles, so its calls get no files: add .stores_files() or .reads_files() to the tool (`stores_files` / `reads_files` in #[kindgi::tool])"
+    )]
+    NotDeclared,
+    /// The runtime sent no files grant with this call.
+    #[error(
+        "the runtime sent no files grant with this call: it predates protocol 2.10 or has no file store; under `kindgi dev` the dev runtime sends one, and in a test `TestPack::with_dev_runtime` does"
+    )]
+    NoGrant,
+}
 
 /// What a store answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,10 +68,12 @@ pub enum Read {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FilesError {
     /// The tool doesn't declare `storesFiles` (or `readsFiles`).
-    #[error("the tool doesn't declare {0}")]
-    NotDeclared(&'static str),
+    #[error("this tool doesn't declare {0}: add .{1}() to the tool (`{1}` in #[kindgi::tool])")]
+    NotDeclared(&'static str, &'static str),
     /// Storing needs a call with an idempotency key.
-    #[error("files can be stored only on a call with an idempotency key")]
+    #[error(
+        "files can be stored only on a call with an idempotency key, so that a re-run of the call stores once: a runtime sets one on every tool step; `kindgi call` sets one, and in a test give TestContext::idempotency_key(…)"
+    )]
     NoIdempotencyKey,
     /// The runtime stayed busy (`tool-files-busy`) through every retry.
     #[error("the runtime's file store stayed busy (tool-files-busy)")]
@@ -131,7 +145,7 @@ impl Files {
         content_type: &str,
     ) -> Result<Stored, FilesError> {
         if !self.stores {
-            return Err(FilesError::NotDeclared("storesFiles"));
+            return Err(FilesError::NotDeclared("storesFiles", "stores_files"));
         }
         if !self.has_idempotency_key {
             return Err(FilesError::NoIdempotencyKey);
@@ -165,7 +179,7 @@ impl Files {
     /// As [`Files::store`], for `readsFiles`.
     pub async fn read(&self, artifact_id: &str) -> Result<Read, FilesError> {
         if !self.reads {
-            return Err(FilesError::NotDeclared("readsFiles"));
+            return Err(FilesError::NotDeclared("readsFiles", "reads_files"));
         }
         let url = format!("{}/{}", self.url, encode_component(artifact_id));
         let response = self

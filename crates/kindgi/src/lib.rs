@@ -112,7 +112,7 @@ pub use authoring::refs::{AgentRef, GuardrailRef, ToolRef};
 pub use authoring::tool::{Network, Pause, Reply, ReplyValue, Tool, ToolOutput};
 pub use authoring::trace::{RunTrace, TraceShapeError};
 pub use cancel::{CancelReason, Cancellation};
-pub use context::{ToolContext, WaitLink};
+pub use context::{Missing, ToolContext, WaitLink};
 pub use error::{PauseNotAvailable, ToolError};
 pub use files::{Files, FilesError, FilesNotAvailable, Read, Stored};
 pub use kindgi_macros::{check, tool, tools};

@@ -181,7 +181,54 @@ async fn storage_quota_and_missing_idempotency_key() {
         .expect("a result");
     assert_eq!(
         out["stored"][0],
-        json!({"error": "files can be stored only on a call with an idempotency key"})
+        json!({"error": "files can be stored only on a call with an idempotency key, so that a re-run of the call stores once: a runtime sets one on every tool step; `kindgi call` sets one, and in a test give TestContext::idempotency_key(…)"})
+    );
+}
+
+/// Answers why the call has no files, or what storing answered.
+async fn why_no_files(_input: Value, ctx: ToolContext) -> Result<Value, ToolError> {
+    Ok(match ctx.files() {
+        Err(e) => json!({"files": e.to_string()}),
+        Ok(files) => match files.store(b"hi".to_vec(), "a.txt", "text/plain").await {
+            Err(e) => json!({"store": e.to_string()}),
+            Ok(_) => json!({"store": "stored"}),
+        },
+    })
+}
+
+fn diagnostics_pack() -> Pack {
+    let tool = |id: &str| {
+        Tool::new(id)
+            .description("Says why it has no files.")
+            .input_schema(json!({"type": "object"}))
+            .handler(why_no_files)
+    };
+    Pack::new()
+        .tool(tool("t.undeclared"))
+        .tool(tool("t.reads").reads_files())
+}
+
+#[tokio::test]
+async fn each_reason_for_no_files_says_how_to_fix_it() {
+    let with_runtime = TestPack::new(diagnostics_pack())
+        .expect("valid pack")
+        .with_dev_runtime()
+        .await
+        .expect("dev runtime");
+    let ctx = || TestContext::new().run("run-1").idempotency_key("k1");
+    let answer = |out: kindgi::testing::TestAnswer| out.output().expect("a result");
+    assert_eq!(
+        answer(with_runtime.call("t.undeclared", json!({}), ctx()).await),
+        json!({"files": "this tool declares neither storesFiles nor readsFiles, so its calls get no files: add .stores_files() or .reads_files() to the tool (`stores_files` / `reads_files` in #[kindgi::tool])"})
+    );
+    assert_eq!(
+        answer(with_runtime.call("t.reads", json!({}), ctx()).await),
+        json!({"store": "this tool doesn't declare storesFiles: add .stores_files() to the tool (`stores_files` in #[kindgi::tool])"})
+    );
+    let without_runtime = TestPack::new(diagnostics_pack()).expect("valid pack");
+    assert_eq!(
+        answer(without_runtime.call("t.reads", json!({}), ctx()).await),
+        json!({"files": "the runtime sent no files grant with this call: it predates protocol 2.10 or has no file store; under `kindgi dev` the dev runtime sends one, and in a test `TestPack::with_dev_runtime` does"})
     );
 }
 

@@ -219,3 +219,69 @@ async fn stores_files_and_pauses_on_the_dev_runtime() {
         .expect("a wait");
     assert_eq!(record.output, Some(json!({"approved": true})));
 }
+
+/// Uses a secret it requires, and the env value it requires.
+async fn charge(_input: Value, ctx: ToolContext) -> Result<Value, ToolError> {
+    let key = ctx.require_secret("API_KEY")?;
+    let region = ctx.require_env("REGION")?;
+    Ok(json!({"keyLength": key.expose().len(), "region": region}))
+}
+
+#[tokio::test]
+async fn a_missing_secret_is_named_never_shown() {
+    let pack = TestPack::new(
+        Pack::new().tool(
+            Tool::new("t.charge")
+                .description("Charges.")
+                .input_schema(json!({"type": "object"}))
+                .needs_secret("API_KEY")
+                .needs_env("REGION", json!({"type": "string"}))
+                .handler(charge),
+        ),
+    )
+    .expect("valid pack");
+    let missing = pack
+        .call(
+            "t.charge",
+            json!({}),
+            TestContext::new().env("REGION", "eu"),
+        )
+        .await;
+    let error = missing.error().expect("an error").clone();
+    assert_eq!(
+        error
+            .cause
+            .as_ref()
+            .map(|c| (c.name.as_str(), c.message.as_str())),
+        Some((
+            "Missing",
+            "the call carries no secret \"API_KEY\": declare it with .needs_secret(\"API_KEY\") on the tool; locally, give it with `kindgi call --secret API_KEY=…` or the line `API_KEY=…` in .kindgi/secrets.env under `kindgi dev`, or TestContext::secret in a test"
+        ))
+    );
+    let no_env = pack
+        .call(
+            "t.charge",
+            json!({}),
+            TestContext::new().secret("API_KEY", "sk-123"),
+        )
+        .await;
+    let text = serde_json::to_string(&no_env.response).expect("json");
+    assert!(!text.contains("sk-123"), "{text}");
+    assert!(
+        text.contains(r#"the call carries no env value \"REGION\""#),
+        "{text}"
+    );
+    let fine = pack
+        .call(
+            "t.charge",
+            json!({}),
+            TestContext::new()
+                .secret("API_KEY", "sk-123")
+                .env("REGION", "eu"),
+        )
+        .await;
+    assert_eq!(
+        fine.output().expect("a result"),
+        json!({"keyLength": 6, "region": "eu"})
+    );
+}

@@ -15,7 +15,7 @@ use super::state::{ServiceState, ToolRuntime};
 use crate::authoring::check::CheckOutcome;
 use crate::authoring::tool::{Handler, Outcome, ReplyValue};
 use crate::error::{cause_of_dyn, cause_of_panic};
-use crate::files::Files;
+use crate::files::{Files, FilesNotAvailable};
 use crate::log::{CallFacts, Ids, Level, Record};
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 
@@ -318,7 +318,10 @@ fn context_for(
         None
     };
     let files = match call.tool_files.take() {
-        Some(grant) if tool.entry.stores_files || tool.entry.reads_files => Some(Files::new(
+        _ if !tool.entry.stores_files && !tool.entry.reads_files => {
+            Err(FilesNotAvailable::NotDeclared)
+        }
+        Some(grant) => Ok(Files::new(
             state.http(),
             grant.url,
             grant.token,
@@ -326,7 +329,7 @@ fn context_for(
             call.idempotency_key.is_some(),
             meta.deadline,
         )),
-        _ => None,
+        None => Err(FilesNotAvailable::NoGrant),
     };
     ToolContext::new(
         &tool.entry.id,
