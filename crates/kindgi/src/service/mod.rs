@@ -39,6 +39,10 @@ const CLOSE_WINDOW: Duration = Duration::from_secs(1);
 
 /// Runs `serve` with the arguments after it.
 pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
+    if let Some(problem) = process_env::threads_problem() {
+        eprintln!("error: {problem}");
+        return ExitCode::from(2);
+    }
     let logger = Arc::new(Logger::from_env());
     let config = match parse_config(args, &ProcessEnv) {
         Ok(config) => config,
@@ -106,10 +110,14 @@ fn boot(
     config: &ServiceConfig,
     logger: &Arc<Logger>,
 ) -> Result<ServiceState, Vec<String>> {
-    let bytes = std::fs::read(&config.index)
-        .map_err(|e| vec![format!("Cannot read the pack index: {e}")])?;
+    let path = config.index.display();
+    let bytes = std::fs::read(&config.index).map_err(|e| {
+        vec![format!(
+            "Cannot read the pack index: {path}: {e}. Pass its path with --index PATH (or KINDGI_PACK_INDEX); `<pack> index --output PATH` writes it"
+        )]
+    })?;
     let raw: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| vec![format!("Cannot read the pack index: {e}")])?;
+        .map_err(|e| vec![format!("Cannot read the pack index: {path}: {e}")])?;
     if raw.get("v") != Some(&Value::from(1)) {
         let v = raw
             .get("v")
@@ -117,7 +125,7 @@ fn boot(
         return Err(vec![format!("Index envelope v{v} is not v1")]);
     }
     let index: PackIndex = serde_json::from_value(raw)
-        .map_err(|e| vec![format!("Cannot read the pack index: {e}")])?;
+        .map_err(|e| vec![format!("Cannot read the pack index: {path}: {e}")])?;
     let index_hash = format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
 
     check_modules(pack, &index)?;

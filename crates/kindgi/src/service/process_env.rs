@@ -82,3 +82,60 @@ pub(crate) fn names() -> Vec<String> {
         .map(|(name, _)| name.to_string_lossy().into_owned())
         .collect()
 }
+
+/// How many threads the process runs, where the platform says (Linux's
+/// `/proc/self/task`); `None` elsewhere.
+pub(crate) fn thread_count() -> Option<usize> {
+    std::fs::read_dir("/proc/self/task")
+        .ok()
+        .map(|tasks| tasks.count())
+}
+
+/// Why the process can't safely change its environment now, if it can't:
+/// other threads run (an async runtime started by `#[tokio::main]`, say).
+pub(crate) fn threads_problem() -> Option<String> {
+    let in_runtime = tokio::runtime::Handle::try_current().is_ok();
+    let threads = thread_count().unwrap_or(1);
+    if !in_runtime && threads <= 1 {
+        return None;
+    }
+    let what = if in_runtime {
+        "inside an async runtime (`#[tokio::main]`?)".to_owned()
+    } else {
+        format!("with {threads} threads running")
+    };
+    Some(format!(
+        "Pack::run was called {what}: `serve` removes variables from the process environment, which is only sound while no other thread runs. Call it from a plain `fn main() -> std::process::ExitCode {{ pack().run() }}`; the pack service starts its own async runtime"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn other_threads_are_counted_and_named() {
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let other = std::thread::spawn(move || stopped.recv());
+        let count = thread_count().expect("Linux");
+        assert!(count >= 2, "{count}");
+        let problem = threads_problem().expect("a problem");
+        let _ = stop.send(());
+        let _ = other.join();
+        assert!(
+            problem.starts_with("Pack::run was called with ")
+                && problem.contains(" threads running: `serve` removes variables"),
+            "{problem}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_async_runtime_is_named() {
+        let problem = threads_problem().expect("a problem");
+        assert!(
+            problem
+                .starts_with("Pack::run was called inside an async runtime (`#[tokio::main]`?): "),
+            "{problem}"
+        );
+    }
+}
