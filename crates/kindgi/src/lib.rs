@@ -94,6 +94,7 @@ mod error;
 mod files;
 pub mod index;
 mod log;
+mod log_events;
 mod percent;
 mod schema;
 mod service;
@@ -123,6 +124,10 @@ pub use kindgi_protocol::vocab::{
 pub use kindgi_protocol::{CheckResult, Connection, FileValue, NotRead, NotStored, Secret};
 pub use percent::encode_component;
 pub use schema::{input_schema_for, output_schema_for};
+pub use schemars;
+pub use serde;
+pub use serde_json;
+pub use tracing;
 
 /// The process's allocator with the `mimalloc` feature: see the feature's
 /// note in this crate's `Cargo.toml`.

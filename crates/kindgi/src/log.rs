@@ -2,6 +2,7 @@
 //! stderr, or a readable line on a terminal. This is the one place that
 //! formats them.
 
+use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
 use std::sync::mpsc::{Sender, channel};
 use std::sync::{Mutex, OnceLock};
@@ -87,7 +88,7 @@ pub(crate) struct Record {
     level: Level,
     message: String,
     ids: Option<Ids>,
-    fields: Vec<(&'static str, Value)>,
+    fields: Vec<(Cow<'static, str>, Value)>,
 }
 
 impl Record {
@@ -113,7 +114,13 @@ impl Record {
     }
 
     pub(crate) fn field(mut self, key: &'static str, value: impl Into<Value>) -> Self {
-        self.fields.push((key, value.into()));
+        self.fields.push((Cow::Borrowed(key), value.into()));
+        self
+    }
+
+    /// A field whose name is made at run time (a `tracing` event's).
+    pub(crate) fn field_owned(mut self, key: String, value: Value) -> Self {
+        self.fields.push((Cow::Owned(key), value));
         self
     }
 
@@ -128,7 +135,9 @@ impl Record {
             ids_fields(&mut out, ids);
         }
         for (name, value) in &self.fields {
-            key(&mut out, name);
+            out.push(b',');
+            json_str(&mut out, name);
+            out.push(b':');
             let _ = serde_json::to_writer(&mut out, value);
         }
         line_end(out)
@@ -148,7 +157,7 @@ impl Record {
             }
         }
         for (key, value) in &self.fields {
-            if *key != "event" && *key != "kind" {
+            if key != "event" && key != "kind" {
                 out.push_str(&format!(" {key}={value}"));
             }
         }

@@ -145,11 +145,29 @@ async fn the_binary_and_its_index_alone_answer_calls() {
         .expect("kill");
     assert!(sent.success());
     let mut kinds = Vec::new();
+    let mut logged_lines = Vec::new();
     while let Ok(Some(line)) = log.next_line().await {
         if let Ok(record) = serde_json::from_str::<Value>(&line) {
             kinds.extend(record["kind"].as_str().map(str::to_owned));
+            if record["message"] == "ticket logged" {
+                logged_lines.push(line);
+            }
         }
     }
+    // The handler's `tracing::info!` is a record of the service's own
+    // format, with the call's ids and the pack's, once per call.
+    assert_eq!(logged_lines.len(), 2, "{logged_lines:?}");
+    let (time, rest) = logged_lines[0]
+        .split_once(r#"","level""#)
+        .expect("a time first");
+    assert!(
+        time.starts_with(r#"{"time":"20"#) && time.ends_with('Z'),
+        "{time}"
+    );
+    assert_eq!(
+        rest,
+        r#":"info","severity":"INFO","subsystem":"pack","message":"ticket logged","tenantId":"acme","runId":"run-1","toolId":"support.log-ticket","ticket":"T-000001","created":true,"packId":"support","artifactVersion":"1.0.0+test"}"#
+    );
     let status = tokio::time::timeout(Duration::from_secs(15), service.wait())
         .await
         .expect("exits in time")

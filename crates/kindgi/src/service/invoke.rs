@@ -17,6 +17,7 @@ use crate::authoring::tool::{Handler, Outcome, ReplyValue};
 use crate::error::{cause_of_dyn, cause_of_panic};
 use crate::files::{Files, FilesNotAvailable};
 use crate::log::{CallFacts, Ids, Level, Record};
+use crate::log_events::{CallLog, in_blocking_call, in_call};
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 
 /// What an invoke answers: a message (200), or a tenant refusal (421).
@@ -354,6 +355,12 @@ async fn run_handler(
     cancellation: &Cancellation,
     ended_at: Arc<OnceLock<Instant>>,
 ) -> Result<Outcome, ErrorCode> {
+    // The handler's `tracing` events carry the call's ids.
+    let call_log = Arc::new(CallLog::new(
+        ctx.clone(),
+        meta.trace.clone(),
+        meta.header_request_id.clone(),
+    ));
     // The handler's outcome (a panic is a thrown error), or the code of a
     // call that ended without one; `Err` when the deadline passed first.
     let ran = match &tool.handler {
@@ -368,7 +375,7 @@ async fn run_handler(
             });
             match made {
                 Ok(future) => {
-                    let run = AssertUnwindSafe(future).catch_unwind();
+                    let run = AssertUnwindSafe(in_call(call_log, future)).catch_unwind();
                     tokio::time::timeout_at(meta.deadline.into(), run)
                         .await
                         .map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
@@ -382,7 +389,7 @@ async fn run_handler(
             let id = tool.entry.id.clone();
             let ended = Arc::clone(&ended_at);
             let task = tokio::task::spawn_blocking(move || {
-                let outcome = handler(input, ctx);
+                let outcome = in_blocking_call(call_log, || handler(input, ctx));
                 if let Some(at) = ended.get() {
                     let after = at.elapsed().as_millis() as u64;
                     logger.log(

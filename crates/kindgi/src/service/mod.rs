@@ -74,6 +74,11 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         }
     };
     logger.start_writer();
+    crate::log_events::install(
+        Arc::clone(&logger),
+        &state.index.pack_id,
+        &state.index.artifact_version,
+    );
     install_panic_hook(Arc::clone(&logger));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -86,10 +86,9 @@ fn log_ticket(
             priority: input.priority.as_str(),
         },
     )?;
-    Ok(TicketLogged {
-        ticket_id: ticket_id(row_id),
-        created,
-    })
+    let ticket_id = ticket_id(row_id);
+    kindgi::tracing::info!(ticket = %ticket_id, created, "ticket logged");
+    Ok(TicketLogged { ticket_id, created })
 }
 
 /// The tool. SQLite blocks, so its handler runs on the blocking pool.

@@ -1,0 +1,230 @@
+//! `tracing` events from pack code as the service's own log records
+//! (CONTRACT §2): the same formatter, the call's correlation ids, the
+//! pack's id and artifact version.
+//!
+//! The service runs each handler with its call's [`CallLog`] in scope (a
+//! task-local for an async handler, a thread-local for a blocking one), so
+//! an event knows its call without a span per call. An event outside any
+//! call (at boot, on a task the handler spawned without the scope) carries
+//! no call ids.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde_json::Value;
+use tracing::field::{Field, Visit};
+use tracing::{Event, Metadata, Subscriber};
+use tracing_subscriber::layer::{Context, Layer};
+
+use crate::ToolContext;
+use crate::log::{Ids, Level, Logger, Record};
+
+/// What a record from inside a call says about the call.
+#[derive(Debug, Clone)]
+pub(crate) struct CallLog {
+    ctx: ToolContext,
+    trace: Option<(String, String)>,
+    header_request_id: Option<String>,
+}
+
+impl CallLog {
+    /// The call of `ctx`, in the trace `trace`.
+    pub(crate) fn new(
+        ctx: ToolContext,
+        trace: Option<(String, String)>,
+        header_request_id: Option<String>,
+    ) -> Self {
+        Self {
+            ctx,
+            trace,
+            header_request_id,
+        }
+    }
+
+    fn ids(&self) -> Ids {
+        let call = self.ctx.call();
+        Ids {
+            trace_id: self.trace.as_ref().map(|t| t.0.clone()),
+            span_id: self.trace.as_ref().map(|t| t.1.clone()),
+            request_id: call
+                .request_id
+                .clone()
+                .or_else(|| self.header_request_id.clone()),
+            tenant_id: Some(call.tenant_id.clone()),
+            project_id: call.project_id.clone(),
+            org_id: call.org_id.clone(),
+            run_id: Some(call.run_id.clone()),
+            tool_id: Some(self.ctx.tool_id().to_owned()),
+        }
+    }
+}
+
+tokio::task_local! {
+    static ASYNC_CALL: Arc<CallLog>;
+}
+
+thread_local! {
+    static BLOCKING_CALL: RefCell<Option<Arc<CallLog>>> = const { RefCell::new(None) };
+}
+
+/// Runs `future` (an async handler) as part of `call`.
+pub(crate) fn in_call<F: Future>(call: Arc<CallLog>, future: F) -> impl Future<Output = F::Output> {
+    ASYNC_CALL.scope(call, future)
+}
+
+/// Runs `work` (a blocking handler) as part of `call`, on this thread.
+pub(crate) fn in_blocking_call<R>(call: Arc<CallLog>, work: impl FnOnce() -> R) -> R {
+    BLOCKING_CALL.with(|current| *current.borrow_mut() = Some(call));
+    // Cleared also when `work` panics: the thread goes back to the pool.
+    struct Clear;
+    impl Drop for Clear {
+        fn drop(&mut self) {
+            BLOCKING_CALL.with(|current| current.borrow_mut().take());
+        }
+    }
+    let _clear = Clear;
+    work()
+}
+
+/// The call the current code runs as part of, if any.
+fn current_call() -> Option<Arc<CallLog>> {
+    ASYNC_CALL
+        .try_with(Arc::clone)
+        .ok()
+        .or_else(|| BLOCKING_CALL.with(|current| current.borrow().clone()))
+}
+
+/// Makes every `tracing` event of the process a record of `logger`, unless
+/// the binary installed a subscriber of its own first.
+pub(crate) fn install(logger: Arc<Logger>, pack_id: &str, artifact_version: &str) {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let layer = PackEvents {
+        logger,
+        pack_id: pack_id.to_owned(),
+        artifact_version: artifact_version.to_owned(),
+    };
+    let subscriber = tracing_subscriber::registry().with(layer);
+    let _ = tracing::subscriber::set_global_default(subscriber);
+}
+
+/// The layer that writes events as records.
+struct PackEvents {
+    logger: Arc<Logger>,
+    pack_id: String,
+    artifact_version: String,
+}
+
+fn level_of(metadata: &Metadata<'_>) -> Level {
+    match *metadata.level() {
+        tracing::Level::ERROR => Level::Error,
+        tracing::Level::WARN => Level::Warn,
+        tracing::Level::INFO => Level::Info,
+        tracing::Level::DEBUG => Level::Debug,
+        tracing::Level::TRACE => Level::Trace,
+    }
+}
+
+/// The names a record's fixed fields and ids take: an event's field of
+/// one of these names is written as `field.<name>`.
+const RESERVED: &[&str] = &[
+    "time",
+    "level",
+    "severity",
+    "subsystem",
+    "message",
+    "traceId",
+    "spanId",
+    "requestId",
+    "tenantId",
+    "projectId",
+    "orgId",
+    "runId",
+    "toolId",
+    "packId",
+    "artifactVersion",
+    "event",
+    "kind",
+];
+
+impl<S: Subscriber> Layer<S> for PackEvents {
+    fn enabled(&self, metadata: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
+        self.logger.enabled(level_of(metadata))
+    }
+
+    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+        let level = level_of(event.metadata());
+        if !self.logger.enabled(level) {
+            return;
+        }
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let mut record = Record::new(level, fields.message.unwrap_or_default());
+        if let Some(call) = current_call() {
+            record = record.ids(call.ids());
+        }
+        for (name, value) in fields.values {
+            record = record.field_owned(name, value);
+        }
+        record = record
+            .field("packId", self.pack_id.as_str())
+            .field("artifactVersion", self.artifact_version.as_str());
+        self.logger.log(record);
+    }
+}
+
+/// An event's message and fields, as JSON values.
+#[derive(Default)]
+struct Fields {
+    message: Option<String>,
+    values: Vec<(String, Value)>,
+}
+
+impl Fields {
+    fn push(&mut self, field: &Field, value: Value) {
+        let name = field.name();
+        if name == "message" {
+            self.message = Some(match value {
+                Value::String(text) => text,
+                other => other.to_string(),
+            });
+            return;
+        }
+        let name = if RESERVED.contains(&name) {
+            format!("field.{name}")
+        } else {
+            name.to_owned()
+        };
+        self.values.push((name, value));
+    }
+}
+
+impl Visit for Fields {
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.push(field, Value::from(value));
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.push(field, Value::from(value));
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.push(field, Value::from(value));
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.push(field, Value::from(value));
+    }
+
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.push(field, Value::from(value));
+    }
+
+    fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
+        self.push(field, Value::from(value.to_string()));
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.push(field, Value::from(format!("{value:?}")));
+    }
+}
