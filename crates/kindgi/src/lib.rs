@@ -90,6 +90,7 @@
 mod authoring;
 mod cancel;
 mod context;
+pub mod env;
 mod error;
 mod files;
 pub mod index;

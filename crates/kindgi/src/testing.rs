@@ -31,6 +31,7 @@
 //! dev runtime in-process (on 127.0.0.1, its store in a temporary folder),
 //! so `files.store` / `files.read` and pauses work in a test too.
 
+use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
@@ -107,6 +108,7 @@ pub struct TestContext {
     call: CallContext,
     timeout: Duration,
     cancellation: Cancellation,
+    process_env: HashMap<String, String>,
 }
 
 impl Default for TestContext {
@@ -126,7 +128,16 @@ impl TestContext {
             },
             timeout: Duration::from_secs(30),
             cancellation: Cancellation::new(),
+            process_env: HashMap::new(),
         }
+    }
+
+    /// A process environment variable as the pack's code reads it with
+    /// [`crate::env::var`] during this call, instead of the process's: one
+    /// test's value, without `std::env::set_var`.
+    pub fn process_env(mut self, name: &str, value: &str) -> Self {
+        self.process_env.insert(name.to_owned(), value.to_owned());
+        self
     }
 
     /// The tenant.
@@ -274,8 +285,8 @@ impl TestPack {
 
     /// Calls a tool.
     pub async fn call(&self, tool_id: &str, input: Value, context: TestContext) -> TestAnswer {
-        #[allow(unused_mut)]
         let mut context = context;
+        self.resolve_env(tool_id, &mut context);
         #[cfg(feature = "testing")]
         let opened = match &self.runtime {
             Some(runtime) => runtime.open(&self.state, tool_id, &mut context).await,
@@ -298,14 +309,18 @@ impl TestPack {
             input,
             ctx: context.call,
         };
-        let response = tool_response(
+        let call = tool_response(
             &self.state,
             invoke,
             &meta,
             context.cancellation,
             Arc::new(OnceLock::new()),
-        )
-        .await;
+        );
+        let response = if context.process_env.is_empty() {
+            call.await
+        } else {
+            crate::env::in_task(Arc::new(context.process_env), call).await
+        };
         #[cfg(feature = "testing")]
         if let (Some(runtime), Some(call_id)) = (&self.runtime, opened) {
             runtime.answered(&call_id, &response).await;
@@ -313,6 +328,39 @@ impl TestPack {
         TestAnswer {
             response,
             wait_token,
+        }
+    }
+
+    /// Fills the env values the tool declares (`needsSpec.env`) that the
+    /// test didn't give with their specs' defaults, as a runtime resolves
+    /// them.
+    fn resolve_env(&self, tool_id: &str, context: &mut TestContext) {
+        let Some(tool) = self.state.tools.get(tool_id) else {
+            return;
+        };
+        let Some(Value::Object(declared)) =
+            tool.entry.needs_spec.as_ref().and_then(|n| n.get("env"))
+        else {
+            return;
+        };
+        for (name, spec) in declared {
+            let given = context
+                .call
+                .env
+                .as_ref()
+                .is_some_and(|e| e.contains_key(name));
+            let default = match spec.get("default") {
+                Some(Value::String(text)) => Some(text.clone()),
+                Some(Value::Null) | None => None,
+                Some(other) => Some(other.to_string()),
+            };
+            if let (false, Some(default)) = (given, default) {
+                context
+                    .call
+                    .env
+                    .get_or_insert_with(Default::default)
+                    .insert(name.clone(), default);
+            }
         }
     }
 
@@ -336,6 +384,25 @@ impl TestPack {
             wait_token: None,
         }
     }
+}
+
+/// Runs `work` with `vars` standing in for the process environment as the
+/// pack's code reads it ([`crate::env::var`]), on this thread: e.g. to
+/// build a pack whose settings come from its env, in one test, without
+/// `std::env::set_var`.
+///
+/// ```
+/// let url = kindgi::testing::with_process_env(&[("DATABASE_URL", "sqlite::memory:")], || {
+///     kindgi::env::var("DATABASE_URL")
+/// });
+/// assert_eq!(url.as_deref(), Some("sqlite::memory:"));
+/// ```
+pub fn with_process_env<R>(vars: &[(&str, &str)], work: impl FnOnce() -> R) -> R {
+    let vars: HashMap<String, String> = vars
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+    crate::env::in_thread(Some(Arc::new(vars)), work)
 }
 
 #[cfg(feature = "testing")]
@@ -453,6 +520,39 @@ mod dev {
         ) -> Option<WaitRecord> {
             let runtime = &self.runtime.as_ref()?.runtime;
             runtime.wait(wait_id, max_wait).await.ok().flatten()
+        }
+
+        /// Completes a paused call as the system it waits for would: posts
+        /// `output` to the call's wait link, then answers the completed
+        /// wait. No HTTP client of the test's own is needed.
+        ///
+        /// # Errors
+        ///
+        /// The link's status and answer when it refuses the output (e.g.
+        /// `400` for an output the tool's output schema refuses), or why
+        /// the wait didn't complete.
+        pub async fn complete_wait(
+            &self,
+            token: &kindgi_protocol::WaitToken,
+            output: serde_json::Value,
+        ) -> Result<WaitRecord, String> {
+            let posted = reqwest::Client::new()
+                .post(token.url.expose())
+                .json(&output)
+                .send()
+                .await
+                .map_err(|e| format!("the wait link couldn't be reached: {}", e.without_url()))?;
+            let status = posted.status();
+            if !status.is_success() {
+                let body = posted.text().await.unwrap_or_default();
+                return Err(format!(
+                    "the wait link answered {}: {body}",
+                    status.as_u16()
+                ));
+            }
+            self.wait(&token.id, std::time::Duration::from_secs(5))
+                .await
+                .ok_or_else(|| format!("the wait {} didn't complete", token.id))
         }
     }
 }

@@ -206,17 +206,18 @@ async fn stores_files_and_pauses_on_the_dev_runtime() {
     let answer = pack.call("t.approve", json!({}), TestContext::new()).await;
     assert!(matches!(answer.response, Response::Pause(_)), "{answer:?}");
     let token = answer.wait_token.expect("a wait token");
-    let posted = reqwest::Client::new()
-        .post(token.url.expose())
-        .json(&json!({"approved": true}))
-        .send()
+    let refused = pack
+        .complete_wait(&token, json!({"approved": "yes"}))
         .await
-        .expect("posted");
-    assert_eq!(posted.status(), 200);
+        .expect_err("the output schema guards the link");
+    assert!(
+        refused.starts_with("the wait link answered 400: "),
+        "{refused}"
+    );
     let record = pack
-        .wait(&token.id, Duration::from_secs(5))
+        .complete_wait(&token, json!({"approved": true}))
         .await
-        .expect("a wait");
+        .expect("a completed wait");
     assert_eq!(record.output, Some(json!({"approved": true})));
 }
 
@@ -284,4 +285,48 @@ async fn a_missing_secret_is_named_never_shown() {
         fine.output().expect("a result"),
         json!({"keyLength": 6, "region": "eu"})
     );
+}
+
+/// Answers the env values and process env it sees.
+fn settings(_input: Value, ctx: ToolContext) -> Result<Value, ToolError> {
+    Ok(json!({
+        "region": ctx.env("REGION"),
+        "tier": ctx.env("TIER"),
+        "database": kindgi::env::var("PACK_DATABASE_URL"),
+    }))
+}
+
+#[tokio::test]
+async fn env_defaults_and_process_env_as_a_deployment_gives_them() {
+    let pack = TestPack::new(
+        Pack::new().tool(
+            Tool::new("t.settings")
+                .description("Says what it sees.")
+                .input_schema(json!({"type": "object"}))
+                .needs_env("REGION", json!({"type": "string", "default": "eu"}))
+                .needs_env("TIER", json!({"type": "string"}))
+                .blocking_handler(settings),
+        ),
+    )
+    .expect("valid pack");
+    let defaults = pack.call("t.settings", json!({}), TestContext::new()).await;
+    assert_eq!(
+        defaults.output().expect("a result"),
+        json!({"region": "eu", "tier": null, "database": null})
+    );
+    let given = pack
+        .call(
+            "t.settings",
+            json!({}),
+            TestContext::new()
+                .env("REGION", "us")
+                .env("TIER", "gold")
+                .process_env("PACK_DATABASE_URL", "sqlite::memory:"),
+        )
+        .await;
+    assert_eq!(
+        given.output().expect("a result"),
+        json!({"region": "us", "tier": "gold", "database": "sqlite::memory:"})
+    );
+    assert_eq!(kindgi::env::var("PACK_DATABASE_URL"), None);
 }

@@ -3,7 +3,6 @@
 //! files and pauses, and a local server standing in for the helpdesk app.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use kindgi::protocol::{ConnectionAccount, ErrorCode, Response};
 use kindgi::testing::{TestContext, TestPack};
@@ -202,23 +201,19 @@ async fn a_large_refund_waits_for_a_lead() {
 
     // The lead decides; the run gets the decision as the tool's output.
     let token = answer.wait_token.expect("a wait link");
-    let http = reqwest::Client::new();
-    let refused = http
-        .post(token.url.expose())
-        .json(&json!({"approved": "yes"}))
-        .send()
+    let refused = pack
+        .complete_wait(&token, json!({"approved": "yes"}))
         .await
-        .expect("posted");
-    assert_eq!(refused.status(), 400, "the output schema guards the link");
-    let posted = http
-        .post(token.url.expose())
-        .json(&json!({"approved": true, "approver": "Sam", "note": "customer since 2019"}))
-        .send()
-        .await
-        .expect("posted");
-    assert_eq!(posted.status(), 200);
+        .expect_err("the output schema guards the link");
+    assert!(
+        refused.starts_with("the wait link answered 400: "),
+        "{refused}"
+    );
     let wait = pack
-        .wait(&token.id, Duration::from_secs(5))
+        .complete_wait(
+            &token,
+            json!({"approved": true, "approver": "Sam", "note": "customer since 2019"}),
+        )
         .await
         .expect("the wait");
     assert_eq!(

@@ -388,8 +388,12 @@ async fn run_handler(
             let logger = Arc::clone(&state.logger);
             let id = tool.entry.id.clone();
             let ended = Arc::clone(&ended_at);
+            // A test's process env for this call goes along to the thread.
+            let env = crate::env::overrides();
             let task = tokio::task::spawn_blocking(move || {
-                let outcome = in_blocking_call(call_log, || handler(input, ctx));
+                let outcome = crate::env::in_thread(env, || {
+                    in_blocking_call(call_log, || handler(input, ctx))
+                });
                 if let Some(at) = ended.get() {
                     let after = at.elapsed().as_millis() as u64;
                     logger.log(
