@@ -217,7 +217,9 @@ pub fn check(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// (without the `#[tool]` attributes), and gains
 /// `fn <method>_tool(self: &Arc<Self>) -> kindgi::Tool` for each tool and
 /// `fn tools(self) -> Vec<kindgi::Tool>` for all of them, every tool
-/// sharing the one value (a pool, settings, a client).
+/// sharing the one value (a pool, settings, a client). Both are `pub`,
+/// whatever the methods' own visibility: the methods stay callable as
+/// written, the tools are what the pack is built from.
 ///
 /// Each `#[tool(...)]` takes the arguments of [`macro@tool`]; the method's
 /// doc comment is the description. A method is `async fn name(&self, input:

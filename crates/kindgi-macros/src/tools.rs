@@ -158,12 +158,11 @@ fn tool_method(args: TokenStream, method: &ImplItemFn) -> syn::Result<TokenStrea
     };
     let body = tool_builder(args, &method.attrs, sig, errors, handler)?;
     let tool_fn = format_ident!("{}_tool", name, span = name.span());
-    let vis = &method.vis;
     let doc =
         format!(" The tool whose handler is the method `{name}` (made by `#[kindgi::tools]`).");
     Ok(quote! {
         #[doc = #doc]
-        #vis fn #tool_fn(self: &::std::sync::Arc<Self>) -> ::kindgi::Tool {
+        pub fn #tool_fn(self: &::std::sync::Arc<Self>) -> ::kindgi::Tool {
             #body
         }
     })

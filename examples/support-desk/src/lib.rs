@@ -16,6 +16,8 @@
 
 use std::path::PathBuf;
 
+use kindgi::EffectKind;
+
 pub mod agents;
 pub mod db;
 pub mod flows;
@@ -34,7 +36,7 @@ impl Settings {
     /// From the process environment: `SUPPORT_DESK_DB` (default
     /// `support-desk.db` in the working folder).
     pub fn from_env() -> Self {
-        let database = std::env::var_os("SUPPORT_DESK_DB")
+        let database = kindgi::env::var("SUPPORT_DESK_DB")
             .filter(|v| !v.is_empty())
             .map_or_else(|| PathBuf::from("support-desk.db"), PathBuf::from);
         Self { database }
@@ -46,10 +48,15 @@ impl Settings {
 /// The agent and the flow name the tools and the guardrail themselves, so
 /// renaming one can't leave them naming an id the pack doesn't have.
 pub fn pack(settings: &Settings) -> kindgi::Pack {
-    let log_ticket = tools::log_ticket::tool(settings);
-    let canned_reply = tools::canned_reply::tool();
+    let desk = std::sync::Arc::new(tools::Desk {
+        settings: settings.clone(),
+    });
+    let log_ticket = desk
+        .log_ticket_tool()
+        .effect(EffectKind::Writes, Some("support-desk tickets"));
+    let approve_refund = desk.approve_refund_tool();
+    let canned_reply = tools::canned_reply::canned_reply_tool();
     let weekly_report = tools::weekly_report::tool(settings);
-    let approve_refund = tools::approve_refund::tool(settings);
     let post_reply = tools::post_reply::tool();
     let no_card_numbers = guardrails::no_card_numbers::guardrail();
     let triage = agents::triage(

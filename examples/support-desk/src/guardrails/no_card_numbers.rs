@@ -4,7 +4,7 @@
 //! The output is read on its own: a trace whose other parts aren't the
 //! shape expected (`toolCalls: null`) is still checked.
 
-use kindgi::{CheckResult, Guardrail, OnViolation, RunTrace, Severity};
+use kindgi::{CheckResult, Guardrail, RunTrace};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +73,12 @@ pub fn has_card_number(text: &str, min_digits: usize) -> bool {
 
 /// Whether the run's output — text, or every string in it when it is
 /// structured — shows a card number.
+#[kindgi::check(
+    id = "support.no-card-numbers",
+    name = "No card numbers",
+    on_violation = "halt",
+    severity = "error"
+)]
 pub fn no_card_numbers(config: CardConfig, trace: RunTrace) -> CheckResult {
     if trace
         .output_strings()
@@ -86,11 +92,7 @@ pub fn no_card_numbers(config: CardConfig, trace: RunTrace) -> CheckResult {
 
 /// The guardrail.
 pub fn guardrail() -> Guardrail {
-    Guardrail::new("support.no-card-numbers")
-        .name("No card numbers")
-        .on_violation(OnViolation::Halt)
-        .severity(Severity::Error)
-        .evaluate(no_card_numbers)
+    no_card_numbers_guardrail()
 }
 
 #[cfg(test)]

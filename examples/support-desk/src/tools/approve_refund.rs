@@ -8,11 +8,11 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use kindgi::{Pause, Reply, Tool, ToolContext, ToolError};
+use kindgi::{Pause, Reply, ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{Settings, db};
+use crate::db;
 
 /// Refunds up to this many cents need no person.
 pub const AUTO_APPROVE_CENTS: u64 = 50_00;
@@ -49,7 +49,13 @@ pub struct RefundDecision {
     pub note: Option<String>,
 }
 
-async fn approve_refund(
+/// Approves `input` by policy, or queues it for a lead with the call's
+/// wait link and pauses.
+///
+/// # Errors
+///
+/// `pause-not-available` without a wait link; SQLite's error.
+pub async fn approve_refund(
     database: PathBuf,
     input: RefundRequest,
     ctx: ToolContext,
@@ -94,16 +100,4 @@ async fn approve_refund(
 
 fn dollars(cents: u64) -> String {
     format!("${}.{:02}", cents / 100, cents % 100)
-}
-
-/// The tool.
-pub fn tool(settings: &Settings) -> Tool {
-    let database = settings.database.clone();
-    Tool::new("support.approve-refund")
-        .description(
-            "Approves a refund: up to $50.00 by policy, above that a support lead decides (the run waits).",
-        )
-        .handler(move |input: RefundRequest, ctx: ToolContext| {
-            approve_refund(database.clone(), input, ctx)
-        })
 }

@@ -1,6 +1,6 @@
 //! `support.canned-reply`: the first answer a customer gets, by topic.
 
-use kindgi::{Tool, ToolContext, ToolError};
+use kindgi::ToolError;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -47,10 +47,9 @@ pub struct CannedReply {
     pub text: String,
 }
 
-async fn canned_reply(
-    input: CannedReplyInput,
-    _ctx: ToolContext,
-) -> Result<CannedReply, ToolError> {
+/// Writes the first reply to a customer, by topic.
+#[kindgi::tool(id = "support.canned-reply", mutating = false)]
+pub async fn canned_reply(input: CannedReplyInput) -> Result<CannedReply, ToolError> {
     Ok(CannedReply {
         text: format!(
             "Hi {}, thanks for reaching out about {}. A member of our team will reply within one business day.",
@@ -58,12 +57,4 @@ async fn canned_reply(
             input.topic.words()
         ),
     })
-}
-
-/// The tool.
-pub fn tool() -> Tool {
-    Tool::new("support.canned-reply")
-        .description("Writes the first reply to a customer, by topic.")
-        .mutating(false)
-        .handler(canned_reply)
 }

@@ -4,11 +4,11 @@
 
 use std::path::Path;
 
-use kindgi::{EffectKind, Tool, ToolContext, ToolError};
+use kindgi::{ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use crate::{Settings, db};
+use crate::db;
 
 /// How urgent a ticket is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -69,7 +69,12 @@ pub fn ticket_id(row_id: i64) -> String {
     format!("T-{row_id:06}")
 }
 
-fn log_ticket(
+/// Logs `input` in the database at `database`, once per idempotency key.
+///
+/// # Errors
+///
+/// SQLite's error.
+pub fn log_ticket(
     database: &Path,
     input: NewTicket,
     ctx: &ToolContext,
@@ -89,15 +94,4 @@ fn log_ticket(
     let ticket_id = ticket_id(row_id);
     kindgi::tracing::info!(ticket = %ticket_id, created, "ticket logged");
     Ok(TicketLogged { ticket_id, created })
-}
-
-/// The tool. SQLite blocks, so its handler runs on the blocking pool.
-pub fn tool(settings: &Settings) -> Tool {
-    let database = settings.database.clone();
-    Tool::new("support.log-ticket")
-        .description("Logs a customer's request as a support ticket and answers its id.")
-        .effect(EffectKind::Writes, Some("support-desk tickets"))
-        .blocking_handler(move |input: NewTicket, ctx: ToolContext| {
-            log_ticket(&database, input, &ctx)
-        })
 }

@@ -53,19 +53,16 @@ struct HelpdeskReply {
 fn base_url(ctx: &ToolContext) -> Result<String, ToolError> {
     ctx.env("HELPDESK_URL")
         .map(str::to_owned)
-        .or_else(|| std::env::var("HELPDESK_URL").ok())
+        .or_else(|| kindgi::env::var("HELPDESK_URL"))
         .filter(|url| !url.trim().is_empty())
         .map(|url| url.trim().trim_end_matches('/').to_owned())
         .ok_or_else(|| ToolError::new("ConfigError", "HELPDESK_URL is not set"))
 }
 
-async fn post_reply(input: PostReplyInput, ctx: ToolContext) -> Result<PostedReply, ToolError> {
-    let Some(helpdesk) = ctx.connection(CONNECTION) else {
-        return Err(ToolError::new(
-            "ConfigError",
-            "the call carries no helpdesk connection: connect the helpdesk app",
-        ));
-    };
+/// Posts a reply on a ticket in the helpdesk app.
+#[kindgi::tool(id = "support.post-reply")]
+pub async fn post_reply(input: PostReplyInput, ctx: ToolContext) -> Result<PostedReply, ToolError> {
+    let helpdesk = ctx.require_connection(CONNECTION)?;
     let url = format!(
         "{}/api/tickets/{}/replies",
         base_url(&ctx)?,
@@ -102,15 +99,13 @@ async fn post_reply(input: PostReplyInput, ctx: ToolContext) -> Result<PostedRep
     Ok(PostedReply { reply_id })
 }
 
-/// The tool.
+/// The tool, with what it touches and needs.
 pub fn tool() -> Tool {
-    Tool::new("support.post-reply")
-        .description("Posts a reply on a ticket in the helpdesk app.")
+    post_reply_tool()
         .effect(EffectKind::ExternalSideEffect, Some("helpdesk tickets"))
         .needs_connection(CONNECTION, "acme-helpdesk", &["tickets.write"])
         .needs_env(
             "HELPDESK_URL",
             json!({"type": "string", "description": "The helpdesk API's base URL"}),
         )
-        .handler(post_reply)
 }
