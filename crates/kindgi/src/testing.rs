@@ -27,7 +27,7 @@
 //! # });
 //! ```
 //!
-//! With the `testing` feature, [`TestPack::with_dev_runtime`] starts the
+//! With the `testing` feature, `TestPack::with_dev_runtime` starts the
 //! dev runtime in-process (on 127.0.0.1, its store in a temporary folder),
 //! so `files.store` / `files.read` and pauses work in a test too.
 
@@ -214,7 +214,7 @@ impl TestContext {
 
     /// The files grant, as a runtime would send it (`ctx.toolFiles`): for
     /// a test against a files endpoint of its own. A pack under
-    /// [`TestPack::with_dev_runtime`] gets one without asking.
+    /// `TestPack::with_dev_runtime` (feature `testing`) gets one without asking.
     pub fn tool_files(mut self, url: &str, token: &str) -> Self {
         self.call.tool_files = Some(kindgi_protocol::ToolFilesGrant {
             url: url.to_owned(),
