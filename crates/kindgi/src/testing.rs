@@ -104,6 +104,7 @@ impl TestAnswer {
 /// The context of a test call: ids, env, secrets, connections, settings,
 /// a deadline, and a cancellation the test can fire.
 #[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until it is used"]
 pub struct TestContext {
     call: CallContext,
     timeout: Duration,

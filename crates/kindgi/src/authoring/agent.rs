@@ -22,6 +22,7 @@ use crate::SourceFile;
 /// assert_eq!(agent.id(), "acme.helper");
 /// ```
 #[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until it is used"]
 pub struct Agent {
     pub(crate) id: String,
     pub(crate) version: String,

@@ -80,6 +80,7 @@ pub(crate) enum CheckOutcome {
 /// assert_eq!(guardrail.resolved_check_id(), "acme.checks.min-length");
 /// ```
 #[derive(Clone)]
+#[must_use = "a builder does nothing until it is used"]
 pub struct Guardrail {
     pub(crate) id: String,
     pub(crate) name: Option<String>,

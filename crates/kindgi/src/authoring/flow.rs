@@ -22,6 +22,7 @@ pub const END: &str = "$end";
 /// assert_eq!(flow.id(), "acme.echo-flow");
 /// ```
 #[derive(Debug, Clone)]
+#[must_use = "a builder does nothing until it is used"]
 pub struct Flow {
     pub(crate) id: String,
     pub(crate) version: String,

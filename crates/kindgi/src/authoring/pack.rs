@@ -25,6 +25,7 @@ use crate::{Agent, Flow, Guardrail, Tool};
 /// `serve` first removes the service token and undeclared variables from
 /// the process environment, which is only sound while no other thread runs.
 #[derive(Debug, Clone, Default)]
+#[must_use = "a builder does nothing until it is used"]
 pub struct Pack {
     pub(crate) tools: Vec<Tool>,
     pub(crate) guardrails: Vec<Guardrail>,

@@ -43,6 +43,7 @@ pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 /// assert_eq!(tool.id(), "acme.echo");
 /// ```
 #[derive(Clone)]
+#[must_use = "a builder does nothing until it is used"]
 pub struct Tool {
     pub(crate) id: String,
     pub(crate) description: Option<String>,
@@ -156,6 +157,7 @@ pub enum Reply<T> {
 
 /// A pause: how long to wait, and what for.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[must_use = "a builder does nothing until it is used"]
 pub struct Pause {
     pub(crate) timeout: Option<Duration>,
     pub(crate) name: Option<String>,
