@@ -5,6 +5,7 @@
 //! - `kindgi info`: a pack service's `GET /v1/info`.
 //! - `kindgi conformance`: the conformance suite against a pack service implementation.
 //! - `kindgi dev`: a pack built, indexed and served from its folder, swapped on every save.
+//! - `kindgi new NAME`: a pack crate in `./NAME`, ready for `cargo test` and `kindgi dev`.
 
 mod call_cmd;
 mod call_ctx;
@@ -12,6 +13,7 @@ mod conformance_cmd;
 mod dev;
 mod dev_cmd;
 mod link;
+mod new_cmd;
 mod out;
 mod runtime_cmd;
 
@@ -43,6 +45,8 @@ enum Command {
     Conformance(conformance_cmd::ConformanceArgs),
     /// Build, index and serve the pack in this folder behind one URL; rebuild and swap on every save.
     Dev(dev_cmd::DevArgs),
+    /// Create a pack crate in ./NAME: a tool, a check, a test and a Dockerfile.
+    New(new_cmd::NewArgs),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
             Command::Info(args) => call_cmd::info(args).await,
             Command::Conformance(args) => conformance_cmd::run(args).await,
             Command::Dev(args) => dev_cmd::run(args).await,
+            Command::New(args) => new_cmd::run(&args),
         }
     });
     match result {
