@@ -19,7 +19,9 @@ use kindgi_runtime::client::{CallError, PackClient, ToolCall};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
+use crate::call_ctx::ContextFlags;
 use crate::link::RuntimeLink;
+use crate::out::{counted, say};
 
 /// Where the pack service is.
 #[derive(Debug, Args)]
@@ -37,12 +39,12 @@ pub(crate) struct ServiceArgs {
 
 impl ServiceArgs {
     fn client(&self) -> Result<PackClient, UsageError> {
-        let url = self.service.clone().ok_or(UsageError(
-            "no pack service: pass --service URL or set KINDGI_SERVICE_URL",
-        ))?;
-        let token = self.token.clone().ok_or(UsageError(
-            "no pack token: pass --token T or set KINDGI_SERVICE_TOKEN",
-        ))?;
+        let url = self.service.clone().ok_or_else(|| {
+            UsageError("no pack service: pass --service URL or set KINDGI_SERVICE_URL".into())
+        })?;
+        let token = self.token.clone().ok_or_else(|| {
+            UsageError("no pack token: pass --token T or set KINDGI_SERVICE_TOKEN".into())
+        })?;
         Ok(PackClient::new(url, Secret::new(token)))
     }
 
@@ -53,7 +55,7 @@ impl ServiceArgs {
 
 /// A usage error: exit 2.
 #[derive(Debug)]
-pub(crate) struct UsageError(pub(crate) &'static str);
+pub(crate) struct UsageError(pub(crate) String);
 
 /// Options of `kindgi call`.
 #[derive(Debug, Args)]
@@ -77,6 +79,28 @@ pub(crate) struct CallArgs {
     /// The step that makes the call (names its idempotency key).
     #[arg(long, default_value = "cli")]
     step: String,
+    /// The model's id for this call (a tool-call id): it goes into the
+    /// idempotency key, as for a call a model asked for, and is the call's
+    /// `requestId`.
+    #[arg(long, value_name = "ID")]
+    model_call_id: Option<String>,
+    /// A secret in the call's context (`ctx.secrets`); repeatable. Never
+    /// printed.
+    #[arg(long = "secret", value_name = "NAME=VALUE")]
+    secrets: Vec<String>,
+    /// An env value in the call's context (`ctx.env`), as the tool declares
+    /// it in `needsSpec.env`; repeatable.
+    #[arg(long = "env", value_name = "NAME=VALUE")]
+    env: Vec<String>,
+    /// A connection in the call's context (`ctx.connections`): the tool's
+    /// name for it, the app's id and the access token; repeatable. Never
+    /// printed.
+    #[arg(long = "connection", value_name = "NAME=APP:TOKEN")]
+    connections: Vec<String>,
+    /// A settings block in the call's context (`ctx.settings`): its id and
+    /// its values as a JSON object; repeatable.
+    #[arg(long = "settings", value_name = "ID=JSON")]
+    settings: Vec<String>,
     /// The call's deadline in milliseconds.
     #[arg(long, default_value_t = 120_000)]
     timeout_ms: u64,
@@ -103,13 +127,73 @@ pub(crate) struct InfoArgs {
     service: ServiceArgs,
 }
 
-/// Explains a call error in a sentence.
-fn explain(err: &CallError, url: &str) -> String {
+/// Explains a call error in a sentence. For a service that kept answering
+/// 503, its `/readyz` says why (the same reasons, in the same words, as its
+/// 503 to an invoke): draining, missing env, not ready; ready means every
+/// call slot was taken.
+async fn explain(err: &CallError, url: &str) -> String {
     match err {
         CallError::Unavailable { last, .. } if last.contains("refused") => format!(
             "Could not connect to the pack service at {url}: the connection was refused. Is it running, and is the URL right?"
         ),
+        CallError::Unavailable { attempts, last } if last.starts_with("503") => format!(
+            "The pack service at {url} refused the call (503, {}): {}. The call did not run.",
+            counted(*attempts, "attempt"),
+            why_unavailable(url).await
+        ),
+        CallError::Unavailable { attempts, last } => format!(
+            "The pack service at {url} was unavailable after {} ({last}). The call did not run.",
+            counted(*attempts, "attempt")
+        ),
         other => format!("The call to {url} failed: {other}"),
+    }
+}
+
+/// Why the service at `url` answers 503, from its `/readyz`.
+async fn why_unavailable(url: &str) -> String {
+    let answer = async {
+        let response = reqwest::Client::new()
+            .get(format!("{}/readyz", url.trim_end_matches('/')))
+            .timeout(Duration::from_secs(5))
+            .send()
+            .await
+            .ok()?;
+        let status = response.status().as_u16();
+        Some((
+            status,
+            response.json::<Value>().await.unwrap_or(Value::Null),
+        ))
+    };
+    match answer.await {
+        Some((200, _)) => "every call slot was taken (overloaded)".to_owned(),
+        Some((503, body)) => unavailable_reason(&body),
+        _ => "it gave no reason".to_owned(),
+    }
+}
+
+/// A 503 body in words.
+fn unavailable_reason(body: &Value) -> String {
+    match body["error"].as_str() {
+        Some("draining") => "it is draining (stopping after the calls in flight)".to_owned(),
+        Some("missing env") => {
+            let names: Vec<&str> = body["missingEnv"]
+                .as_array()
+                .map(|names| names.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let (noun, verb) = if names.len() == 1 {
+                ("name", "has")
+            } else {
+                ("names", "have")
+            };
+            format!(
+                "the pack's env.required {noun} {verb} no value: {}",
+                names.join(", ")
+            )
+        }
+        Some("not ready") => "it is not ready yet".to_owned(),
+        Some("overloaded") => "every call slot was taken (overloaded)".to_owned(),
+        Some(other) => format!("it says {other:?}"),
+        None => "it gave no reason".to_owned(),
     }
 }
 
@@ -117,15 +201,15 @@ fn explain(err: &CallError, url: &str) -> String {
 pub(crate) async fn info(args: InfoArgs) -> anyhow::Result<ExitCode> {
     let client = match args.service.client() {
         Ok(c) => c,
-        Err(UsageError(msg)) => return Ok(usage(msg)),
+        Err(UsageError(msg)) => return Ok(usage(&msg)),
     };
     match client.info(Some(&args.service.tenant)).await {
         Ok(info) => {
-            println!("{}", serde_json::to_string_pretty(&info)?);
+            say(&serde_json::to_string_pretty(&info)?);
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("kindgi: {}", explain(&e, args.service.url()));
+            eprintln!("kindgi: {}", explain(&e, args.service.url()).await);
             Ok(ExitCode::FAILURE)
         }
     }
@@ -166,9 +250,28 @@ pub(crate) async fn call(args: CallArgs) -> anyhow::Result<ExitCode> {
     let Ok(input) = serde_json::from_str::<Value>(&args.input) else {
         return Ok(usage("--input is not valid JSON"));
     };
+    let run_id = args
+        .run
+        .clone()
+        .unwrap_or_else(|| format!("run_{}", uuid_like()));
+    let mut ctx = CallContext {
+        tenant_id: args.service.tenant.clone(),
+        run_id: run_id.clone(),
+        project_id: Some(args.project.clone()),
+        ..CallContext::default()
+    };
+    let flags = ContextFlags {
+        secrets: &args.secrets,
+        env: &args.env,
+        connections: &args.connections,
+        settings: &args.settings,
+    };
+    if let Err(msg) = flags.apply(&mut ctx) {
+        return Ok(usage(&msg));
+    }
     let client = match args.service.client() {
         Ok(c) => c,
-        Err(UsageError(msg)) => return Ok(usage(msg)),
+        Err(UsageError(msg)) => return Ok(usage(&msg)),
     };
     let url = args.service.url().to_owned();
     let found = index_entry(args.index.as_deref(), &args.tool_id)?;
@@ -189,7 +292,7 @@ pub(crate) async fn call(args: CallArgs) -> anyhow::Result<ExitCode> {
             }
         }
         Err(e) => {
-            eprintln!("kindgi: {}", explain(&e, &url));
+            eprintln!("kindgi: {}", explain(&e, &url).await);
             return Ok(ExitCode::FAILURE);
         }
     }
@@ -205,17 +308,8 @@ pub(crate) async fn call(args: CallArgs) -> anyhow::Result<ExitCode> {
             }
         }
     };
-    let run_id = args
-        .run
-        .clone()
-        .unwrap_or_else(|| format!("run_{}", uuid_like()));
-    let mut ctx = CallContext {
-        tenant_id: args.service.tenant.clone(),
-        run_id: run_id.clone(),
-        project_id: Some(args.project.clone()),
-        ..CallContext::default()
-    };
-    let call = ToolCall::new(&args.tool_id, input, ctx.clone()).for_step(&args.step, None);
+    let call = ToolCall::new(&args.tool_id, input, ctx.clone())
+        .for_step(&args.step, args.model_call_id.as_deref());
     ctx.idempotency_key.clone_from(&call.ctx.idempotency_key);
 
     let needs_runtime = entry.pauses || entry.stores_files || entry.reads_files;
@@ -258,7 +352,7 @@ pub(crate) async fn call(args: CallArgs) -> anyhow::Result<ExitCode> {
     let outcome = client.invoke(&call).await;
     let code = match outcome {
         Ok(Response::Result(result)) => {
-            println!("{}", serde_json::to_string_pretty(&result.output)?);
+            say(&serde_json::to_string_pretty(&result.output)?);
             ExitCode::SUCCESS
         }
         Ok(Response::Pause(pause)) => match (&link, &call_id, &call.ctx.wait_token) {
@@ -279,11 +373,11 @@ pub(crate) async fn call(args: CallArgs) -> anyhow::Result<ExitCode> {
             }
         },
         Ok(other) => {
-            println!("{}", serde_json::to_string_pretty(&other)?);
+            say(&serde_json::to_string_pretty(&other)?);
             ExitCode::FAILURE
         }
         Err(e) => {
-            eprintln!("kindgi: {}", explain(&e, &url));
+            eprintln!("kindgi: {}", explain(&e, &url).await);
             ExitCode::FAILURE
         }
     };
@@ -310,7 +404,7 @@ async fn wait_out(
         let wait = link.poll(wait_id, Duration::from_secs(10)).await?;
         match wait["state"].as_str() {
             Some("completed") => {
-                println!("{}", serde_json::to_string_pretty(&wait["output"])?);
+                say(&serde_json::to_string_pretty(&wait["output"])?);
                 return Ok(ExitCode::SUCCESS);
             }
             Some("timed-out") => {

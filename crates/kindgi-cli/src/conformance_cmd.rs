@@ -1,7 +1,6 @@
 //! `kindgi conformance`: the conformance suite against a pack service
 //! implementation in any language.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -10,6 +9,8 @@ use anyhow::{Context, bail};
 use clap::Args;
 use kindgi_conformance::harness::split_command;
 use kindgi_conformance::{Feature, Suite, Target};
+
+use crate::out::say;
 
 /// Options of `kindgi conformance`.
 #[derive(Debug, Args)]
@@ -110,11 +111,6 @@ pub(crate) async fn run(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// Prints a line; a closed stdout (`| head`) only stops the printing.
-fn say(line: &str) {
-    let _ = writeln!(std::io::stdout().lock(), "{line}");
 }
 
 #[cfg(test)]

@@ -9,7 +9,10 @@
 //! service and the dev runtime, and puts a stable front before them: one
 //! URL, one token, printed once with a `kindgi call` line to paste. Every
 //! save of `src/` or `Cargo.toml` rebuilds, re-indexes and swaps the
-//! service; a failed build keeps the old one serving. See [`crate::dev`].
+//! service; a failed build keeps the old one serving. The pack folder's
+//! `.env`, `.kindgi/secrets.env` and `.kindgi/connections.env` give the
+//! process its variables and the calls their secrets and connections. See
+//! [`crate::dev`].
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,8 +22,22 @@ use clap::Args;
 
 use crate::dev;
 
+/// What `kindgi dev --help` says of the pack folder's local files.
+const LOCAL_FILES: &str = "\
+Local files of the pack folder, in dotenv syntax (NAME=VALUE a line, # comments, quotes, export):
+  .env                     variables of the pack process. It starts with what a deployed pack
+                           sees (the env filter's list, the pack's declared env), then .env's
+                           names not already set.
+  .kindgi/secrets.env      NAME=VALUE: secrets. Each call through the front of a tool that
+                           declares them (needsSpec.secrets) gets those it doesn't carry.
+  .kindgi/connections.env  NAME=APP:TOKEN: connections, by the tool's name for each
+                           (needsSpec.connections), added the same way for the app declared.
+A save of any of them rebuilds; a malformed line fails that build, naming the file and line.
+Keep .kindgi/ out of version control (dev writes a .gitignore there).";
+
 /// Options of `kindgi dev`.
 #[derive(Debug, Args)]
+#[command(after_help = LOCAL_FILES)]
 pub(crate) struct DevArgs {
     /// The pack's folder: the crate whose `main` hands over to `kindgi::Pack::run`.
     #[arg(long, default_value = ".")]

@@ -5,12 +5,16 @@
 //! - `kindgi info`: a pack service's `GET /v1/info`.
 //! - `kindgi conformance`: the conformance suite against a pack service implementation.
 //! - `kindgi dev`: a pack built, indexed and served from its folder, swapped on every save.
+//! - `kindgi new NAME`: a pack crate in `./NAME`, ready for `cargo test` and `kindgi dev`.
 
 mod call_cmd;
+mod call_ctx;
 mod conformance_cmd;
 mod dev;
 mod dev_cmd;
 mod link;
+mod new_cmd;
+mod out;
 mod runtime_cmd;
 
 use std::process::ExitCode;
@@ -34,13 +38,15 @@ enum Command {
     /// Start the dev runtime: tool-files API, wait links and dev admin API.
     Runtime(runtime_cmd::RuntimeArgs),
     /// Run one tool call through the pack client and the dev runtime; print its output as JSON.
-    Call(call_cmd::CallArgs),
+    Call(Box<call_cmd::CallArgs>),
     /// Print a pack service's `GET /v1/info`.
     Info(call_cmd::InfoArgs),
     /// Run the conformance suite against a pack service implementation.
     Conformance(conformance_cmd::ConformanceArgs),
     /// Build, index and serve the pack in this folder behind one URL; rebuild and swap on every save.
     Dev(dev_cmd::DevArgs),
+    /// Create a pack crate in ./NAME: a tool, a check, a test and a Dockerfile.
+    New(new_cmd::NewArgs),
 }
 
 fn main() -> ExitCode {
@@ -59,10 +65,11 @@ fn main() -> ExitCode {
     let result = rt.block_on(async {
         match cli.command {
             Command::Runtime(args) => runtime_cmd::run(args).await.map(|()| ExitCode::SUCCESS),
-            Command::Call(args) => call_cmd::call(args).await,
+            Command::Call(args) => call_cmd::call(*args).await,
             Command::Info(args) => call_cmd::info(args).await,
             Command::Conformance(args) => conformance_cmd::run(args).await,
             Command::Dev(args) => dev_cmd::run(args).await,
+            Command::New(args) => new_cmd::run(&args),
         }
     });
     match result {

@@ -108,7 +108,7 @@ pub(crate) async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
     if generated {
         line["adminToken"] = json!(admin_token);
     }
-    println!("{line}");
+    crate::out::say(&line.to_string());
     tracing::info!(port = addr.port(), "dev runtime listening");
     task.await??;
     Ok(())

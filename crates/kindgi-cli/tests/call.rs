@@ -42,32 +42,47 @@ async fn read_request(stream: &mut TcpStream) -> Option<(String, Value)> {
     ))
 }
 
-/// A pack service whose one tool pauses; it keeps each invoke's body.
-async fn fake_pack(answer: Value) -> (String, Arc<Mutex<Vec<Value>>>) {
+/// A pack service that answers `GET /v1/info` with its info and every other
+/// request with `reply(request line)`: a status and a JSON body (a 503
+/// with `Retry-After: 0`). It keeps each invoke's body.
+async fn scripted_pack(
+    reply: impl Fn(&str) -> (u16, Value) + Send + Sync + 'static,
+) -> (String, Arc<Mutex<Vec<Value>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
     let seen = Arc::new(Mutex::new(Vec::new()));
     let log = Arc::clone(&seen);
+    let reply = Arc::new(reply);
     tokio::spawn(async move {
         loop {
             let Ok((mut stream, _)) = listener.accept().await else {
                 return;
             };
-            let (log, answer) = (Arc::clone(&log), answer.clone());
+            let (log, reply) = (Arc::clone(&log), Arc::clone(&reply));
             tokio::spawn(async move {
                 let Some((line, body)) = read_request(&mut stream).await else {
                     return;
                 };
-                let reply = if line.starts_with("GET /v1/info") {
-                    json!({"protocol": 2, "packId": "demo", "packVersion": "1.0.0", "artifactVersion": "1",
-                           "tools": [{"id": "demo.pickup", "version": "1.0.0"}], "checks": [], "missingEnv": []})
+                let (status, reply) = if line.starts_with("GET /v1/info") {
+                    (
+                        200,
+                        json!({"protocol": 2, "packId": "demo", "packVersion": "1.0.0", "artifactVersion": "1",
+                           "tools": [{"id": "demo.pickup", "version": "1.0.0"}], "checks": [], "missingEnv": []}),
+                    )
                 } else {
-                    log.lock().expect("log").push(body);
-                    answer
+                    if line.starts_with("POST /v1/invoke") {
+                        log.lock().expect("log").push(body);
+                    }
+                    reply(&line)
                 };
                 let text = reply.to_string();
+                let (reason, extra) = match status {
+                    200 => ("OK", ""),
+                    503 => ("Service Unavailable", "retry-after: 0\r\n"),
+                    _ => ("Other", ""),
+                };
                 let resp = format!(
-                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{text}",
+                    "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{text}",
                     text.len()
                 );
                 let _ = stream.write_all(resp.as_bytes()).await;
@@ -75,6 +90,11 @@ async fn fake_pack(answer: Value) -> (String, Arc<Mutex<Vec<Value>>>) {
         }
     });
     (url, seen)
+}
+
+/// A pack service whose invokes all answer `answer`; it keeps each invoke's body.
+async fn fake_pack(answer: Value) -> (String, Arc<Mutex<Vec<Value>>>) {
+    scripted_pack(move |_| (200, answer.clone())).await
 }
 
 fn index(dir: &std::path::Path) -> std::path::PathBuf {
@@ -175,21 +195,7 @@ async fn a_paused_call_is_waited_out_and_its_answer_printed() {
 #[tokio::test]
 async fn a_result_is_printed_and_an_error_exits_1() {
     let (url, _) = fake_pack(json!({"v": 2, "kind": "result", "output": {"message": "hi"}})).await;
-    let out = kindgi()
-        .args([
-            "call",
-            "demo.pickup",
-            "--input",
-            "{}",
-            "--service",
-            &url,
-            "--token",
-            "tok",
-        ])
-        .current_dir(std::env::temp_dir())
-        .output()
-        .await
-        .expect("run");
+    let out = call_command(&url, &[]).output().await.expect("run");
     assert!(
         out.status.success(),
         "{}",
@@ -203,21 +209,7 @@ async fn a_result_is_printed_and_an_error_exits_1() {
     let (url, _) =
         fake_pack(json!({"v": 2, "kind": "error", "code": "handler-throw", "message": "boom"}))
             .await;
-    let out = kindgi()
-        .args([
-            "call",
-            "demo.pickup",
-            "--input",
-            "{}",
-            "--service",
-            &url,
-            "--token",
-            "tok",
-        ])
-        .current_dir(std::env::temp_dir())
-        .output()
-        .await
-        .expect("run");
+    let out = call_command(&url, &[]).output().await.expect("run");
     assert_eq!(out.status.code(), Some(1));
     let printed: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(printed["code"], "handler-throw");
@@ -286,4 +278,188 @@ async fn info_prints_the_services_info() {
     assert!(out.status.success());
     let info: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert_eq!(info["packId"], "demo");
+}
+
+/// `kindgi call demo.pickup --input {} --service URL --token tok` and
+/// `extra`, in the temporary folder.
+fn call_command(url: &str, extra: &[&str]) -> tokio::process::Command {
+    let mut command = kindgi();
+    command
+        .args(["call", "demo.pickup", "--input", "{}", "--service", url])
+        .args(["--token", "tok"])
+        .args(extra)
+        .current_dir(std::env::temp_dir());
+    command
+}
+
+/// [`call_command`]'s output.
+async fn call_with(url: &str, extra: &[&str]) -> std::process::Output {
+    call_command(url, extra).output().await.expect("run")
+}
+
+#[tokio::test]
+async fn context_flags_reach_the_call_as_a_runtime_sends_them() {
+    let (url, seen) = fake_pack(json!({"v": 2, "kind": "result", "output": {}})).await;
+    let out = kindgi()
+        .args([
+            "call",
+            "acme.refunds.issue",
+            "--input",
+            "{}",
+            "--service",
+            &url,
+            "--token",
+            "tok",
+        ])
+        .args([
+            "--run",
+            "4b5f8c1e-2f0a-4c8e-9a51-0c7e2d9a6b13",
+            "--step",
+            "agent-loop#2/dispatch-tools",
+        ])
+        .args(["--model-call-id", "call_0"])
+        .args([
+            "--secret",
+            "API_KEY=sk-live-sentinel",
+            "--secret",
+            "OTHER=a=b",
+        ])
+        .args([
+            "--env",
+            "REGION=eu",
+            "--connection",
+            "crm=acme-crm:tok-sentinel",
+        ])
+        .args(["--settings", r#"tone={"formal":true}"#])
+        .current_dir(std::env::temp_dir())
+        .output()
+        .await
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("sentinel"), "{stderr}");
+    let body = seen.lock().expect("log")[0].clone();
+    let ctx = &body["ctx"];
+    assert_eq!(
+        ctx["secrets"],
+        json!({"API_KEY": "sk-live-sentinel", "OTHER": "a=b"})
+    );
+    assert_eq!(ctx["env"], json!({"REGION": "eu"}));
+    assert_eq!(
+        ctx["connections"],
+        json!({"crm": {"connectionId": "dev-crm", "app": "acme-crm", "appName": "acme-crm",
+            "accessToken": "tok-sentinel", "account": {"id": "dev", "label": "dev"}}})
+    );
+    assert_eq!(ctx["settings"], json!({"tone": {"formal": true}}));
+    // CONTRACT §7: the key of a call a model asked for includes its call id.
+    assert_eq!(
+        ctx["idempotencyKey"],
+        "bf055463-2cce-5e82-b31a-43d7698db52e"
+    );
+    assert_eq!(ctx["requestId"], "call_0");
+}
+
+#[tokio::test]
+async fn bad_context_flags_are_usage_errors_that_never_show_a_secret() {
+    let (url, seen) = fake_pack(json!({"v": 2, "kind": "result", "output": {}})).await;
+    for (flags, message) in [
+        (
+            &["--secret", "sk-live-sentinel"][..],
+            "--secret needs NAME=VALUE",
+        ),
+        (
+            &["--secret", "=sk-live-sentinel"][..],
+            "--secret needs NAME=VALUE",
+        ),
+        (
+            &["--connection", "crm=sk-live-sentinel"][..],
+            "--connection needs NAME=APP:TOKEN",
+        ),
+        (
+            &["--env", "REGION"][..],
+            r#"--env needs NAME=VALUE, got "REGION""#,
+        ),
+        (
+            &["--settings", "tone=[1]"][..],
+            r#"--settings needs ID=JSON with a JSON object, got "tone=[1]""#,
+        ),
+        (
+            &[
+                "--secret",
+                "A=sk-live-sentinel",
+                "--secret",
+                "A=sk-live-sentinel2",
+            ][..],
+            "--secret A is given twice",
+        ),
+    ] {
+        let out = call_with(&url, flags).await;
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            format!("error: {message}\n\nFor more information, try '--help'.\n")
+        );
+    }
+    assert!(seen.lock().expect("log").is_empty(), "no call was sent");
+}
+
+#[tokio::test]
+async fn a_503_says_why_the_service_refused_the_call() {
+    for (refusal, readyz, why) in [
+        (
+            json!({"error": "missing env", "missingEnv": ["DATABASE_URL", "REGION"]}),
+            None,
+            "the pack's env.required names have no value: DATABASE_URL, REGION",
+        ),
+        (
+            json!({"error": "missing env", "missingEnv": ["DATABASE_URL"]}),
+            None,
+            "the pack's env.required name has no value: DATABASE_URL",
+        ),
+        (
+            json!({"error": "draining"}),
+            None,
+            "it is draining (stopping after the calls in flight)",
+        ),
+        (json!({"error": "not ready"}), None, "it is not ready yet"),
+        (
+            json!({"error": "overloaded"}),
+            Some(json!({"status": "ready"})),
+            "every call slot was taken (overloaded)",
+        ),
+    ] {
+        let (url, seen) =
+            scripted_pack(
+                move |line| match (&readyz, line.starts_with("GET /readyz")) {
+                    (Some(ready), true) => (200, ready.clone()),
+                    _ => (503, refusal.clone()),
+                },
+            )
+            .await;
+        let out = call_with(&url, &[]).await;
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr).lines().last(),
+            Some(format!(
+                "kindgi: The pack service at {url} refused the call (503, 5 attempts): {why}. The call did not run."
+            ).as_str())
+        );
+        assert_eq!(seen.lock().expect("log").len(), 5);
+    }
+}
+
+#[tokio::test]
+async fn a_closed_stdout_ends_the_call_quietly() {
+    let big = "x".repeat(1 << 20);
+    let (url, _) = fake_pack(json!({"v": 2, "kind": "result", "output": {"text": big}})).await;
+    let mut child = call_command(&url, &[]).spawn().expect("spawn");
+    // The reader goes away before anything is printed, as `| head -c1` does.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().await.expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+        "{stderr}"
+    );
 }

@@ -3,44 +3,34 @@
 //! absolute path, and `CARGO_TARGET_DIR` is the workspace's target folder,
 //! so each build is incremental.
 //!
-//! One session, in order: the first build serves; an edited tool answers
-//! its new output at the same URL; broken code prints the compiler's error
-//! while the old build keeps answering; a call in flight when the fix is
-//! swapped in finishes on the old process; a tool that stores a file gets
-//! its grant from dev's runtime; a killed process is restarted; Ctrl-C
-//! stops everything.
+//! One session, in order: the first build serves, started with what a
+//! deployed pack sees plus its `.env`, and the banner's line answers as
+//! printed; a call gets its connection from `.kindgi/connections.env`; an
+//! edited tool answers its new output at the same URL; broken code prints
+//! the compiler's error while the old build keeps answering; a call in
+//! flight when the fix is swapped in finishes on the old process; a tool
+//! that stores a file gets its grant from dev's runtime; a killed process
+//! is restarted; Ctrl-C stops everything.
 
 #![cfg(unix)]
 
-use std::path::{Path, PathBuf};
-use std::process::Stdio;
+mod dev_session;
+
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-const TOKEN: &str = "dev-test-token";
+use dev_session::{Dev, TOKEN, alive, signal, target_dir, workspace};
+
 /// The first build may compile the workspace's crates for the copy.
 const FIRST_BUILD: Duration = Duration::from_secs(900);
 /// Later builds recompile only the pack (plus waits for other builds).
 const REBUILD: Duration = Duration::from_secs(300);
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .expect("workspace root")
-}
-
-fn target_dir(root: &Path) -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) if !dir.is_empty() => root.join(dir),
-        _ => root.join("target"),
-    }
-}
 
 /// Copies `from` into `to`, leaving out build output and local state.
 fn copy_tree(from: &Path, to: &Path) {
@@ -142,116 +132,6 @@ fn standalone_manifest(example: &str, root_manifest: &str, root: &Path) -> Strin
     toml::to_string(&manifest).expect("manifest")
 }
 
-/// A running `kindgi dev`, its stdout and stderr lines kept.
-struct Dev {
-    child: tokio::process::Child,
-    lines: Arc<Mutex<Vec<String>>>,
-}
-
-impl Dev {
-    fn start(pack: &Path, state: &Path, target: &Path) -> Self {
-        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_kindgi"))
-            .args(["dev", "--port", "0", "--token", TOKEN, "--pack-dir"])
-            .arg(pack)
-            .arg("--state-dir")
-            .arg(state)
-            .current_dir(pack)
-            .env("CARGO_TARGET_DIR", target)
-            .env("CARGO_NET_OFFLINE", "true")
-            .env("SUPPORT_DESK_DB", state.join("desk.db"))
-            .env_remove("KINDGI_DEV_TOKEN")
-            .env_remove("KINDGI_DEV_PORT")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("spawn kindgi dev");
-        let lines = Arc::new(Mutex::new(Vec::new()));
-        for reader in [
-            child
-                .stdout
-                .take()
-                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-            child
-                .stderr
-                .take()
-                .map(|s| Box::new(s) as Box<dyn tokio::io::AsyncRead + Unpin + Send>),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            let lines = Arc::clone(&lines);
-            tokio::spawn(async move {
-                let mut reader = BufReader::new(reader).lines();
-                while let Ok(Some(line)) = reader.next_line().await {
-                    eprintln!("dev> {line}");
-                    lines.lock().expect("lines").push(line);
-                }
-            });
-        }
-        Self { child, lines }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.id().expect("dev's pid")
-    }
-
-    /// Lines seen so far.
-    fn seen(&self) -> Vec<String> {
-        self.lines.lock().expect("lines").clone()
-    }
-
-    /// Waits for a line (after the first `skip` lines) that `matches`.
-    async fn wait_line(
-        &self,
-        skip: usize,
-        timeout: Duration,
-        matches: impl Fn(&str) -> bool,
-    ) -> String {
-        let until = Instant::now() + timeout;
-        loop {
-            if let Some(line) = self.seen().iter().skip(skip).find(|l| matches(l)) {
-                return line.clone();
-            }
-            assert!(
-                Instant::now() < until,
-                "no matching line within {timeout:?}; saw:\n{}",
-                self.seen().join("\n")
-            );
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-    }
-}
-
-impl Drop for Dev {
-    fn drop(&mut self) {
-        // Never leave pack processes behind, even when the test failed.
-        if let Ok(None) = self.child.try_wait() {
-            signal("-INT", self.pid());
-            let until = Instant::now() + Duration::from_secs(15);
-            while Instant::now() < until && matches!(self.child.try_wait(), Ok(None)) {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-        }
-    }
-}
-
-fn signal(which: &str, pid: u32) {
-    let _ = std::process::Command::new("kill")
-        .arg(which)
-        .arg(pid.to_string())
-        .status();
-}
-
-fn alive(pid: u32) -> bool {
-    std::process::Command::new("kill")
-        .args(["-0", &pid.to_string()])
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
 /// The pid in a `generation N is serving (pid P…` line.
 fn serving_pid(line: &str) -> u32 {
     line.split("(pid ")
@@ -295,20 +175,21 @@ async fn canned_reply(url: &str) -> String {
 }
 
 /// A helpdesk stand-in that holds every request until `release` is set,
-/// then answers 201 `{"id": 5}`.
-async fn slow_helpdesk(release: watch::Receiver<bool>) -> (String, Arc<Mutex<u32>>) {
+/// then answers 201 `{"id": 5}`; it keeps what each request began with.
+async fn slow_helpdesk(release: watch::Receiver<bool>) -> (String, Arc<Mutex<Vec<String>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
     let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let received = Arc::new(Mutex::new(0));
-    let count = Arc::clone(&received);
+    let received = Arc::new(Mutex::new(Vec::new()));
+    let requests = Arc::clone(&received);
     tokio::spawn(async move {
         while let Ok((mut stream, _)) = listener.accept().await {
             let mut release = release.clone();
-            let count = Arc::clone(&count);
+            let requests = Arc::clone(&requests);
             tokio::spawn(async move {
                 let mut buf = [0u8; 8192];
-                let _ = stream.read(&mut buf).await;
-                *count.lock().expect("count") += 1;
+                let n = stream.read(&mut buf).await.unwrap_or(0);
+                let head = String::from_utf8_lossy(&buf[..n]).to_lowercase();
+                requests.lock().expect("requests").push(head);
                 let _ = release.wait_for(|r| *r).await;
                 let body = r#"{"id":5}"#;
                 let response = format!(
@@ -341,7 +222,24 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
     let original = std::fs::read_to_string(&tool_source).expect("tool source");
     assert!(original.contains("thanks for reaching out"));
 
-    let dev = Dev::start(&pack, &state, &target);
+    // The pack's .env reaches its process; .kindgi/connections.env gives
+    // post-reply's connection to calls that don't carry one.
+    let (_helpdesk_open, open) = watch::channel(true);
+    let (helpdesk, helpdesk_requests) = slow_helpdesk(open).await;
+    std::fs::write(
+        pack.join(".env"),
+        format!("# the helpdesk\nHELPDESK_URL={helpdesk}\n"),
+    )
+    .expect(".env");
+    std::fs::create_dir_all(pack.join(".kindgi")).expect(".kindgi");
+    std::fs::write(
+        pack.join(".kindgi/connections.env"),
+        "helpdesk=acme-helpdesk:dev-connection-token\n",
+    )
+    .expect("connections.env");
+
+    let desk = state.join("desk.db");
+    let dev = Dev::start(&pack, &state, &target, &[("SUPPORT_DESK_DB", &desk)]);
 
     // The first build serves, behind the URL printed once with the token.
     let banner = dev
@@ -358,9 +256,56 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
             .iter()
             .any(|l| l.contains(&format!("token: {TOKEN}")))
     );
-    assert!(dev.seen().iter().any(
-        |l| l.contains("kindgi call support.canned-reply --service ") && l.contains("--index ")
-    ));
+    // The banner's line, run as printed, answers.
+    let try_line = dev
+        .seen()
+        .iter()
+        .find_map(|l| l.strip_prefix("  try:   ").map(str::to_owned))
+        .expect("a try line");
+    assert!(
+        try_line.starts_with("kindgi call support.canned-reply --service "),
+        "{try_line}"
+    );
+    let tried = dev_session::run_as_printed(&try_line, tmp.path()).await;
+    assert!(
+        tried.status.success(),
+        "{}",
+        String::from_utf8_lossy(&tried.stderr)
+    );
+    let tried: Value = serde_json::from_slice(&tried.stdout).expect("JSON output");
+    assert!(
+        tried["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("Hi text")),
+        "{tried}"
+    );
+    // Started with what a deployed pack sees, the service drops nothing.
+    assert!(
+        !dev.seen().iter().any(|l| l.contains("Dropped")),
+        "{}",
+        dev.seen().join("\n")
+    );
+    // A call without env or connection: .env's HELPDESK_URL, connections.env's token.
+    let (status, posted) = invoke(
+        &url,
+        "support.post-reply",
+        json!({"ticketId": "12", "message": "Hello."}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        (status, &posted["output"]),
+        (200, &json!({"replyId": "5"})),
+        "{posted}"
+    );
+    assert!(
+        helpdesk_requests
+            .lock()
+            .expect("requests")
+            .iter()
+            .any(|r| r.contains("authorization: bearer dev-connection-token")),
+        "the helpdesk got the connection's token"
+    );
     let http = reqwest::Client::new();
     let ready = http
         .get(format!("{url}/readyz"))
@@ -453,7 +398,7 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
         }
     });
     let until = Instant::now() + Duration::from_secs(30);
-    while *received.lock().expect("count") == 0 {
+    while received.lock().expect("requests").is_empty() {
         assert!(
             Instant::now() < until,
             "the slow call never reached the helpdesk"

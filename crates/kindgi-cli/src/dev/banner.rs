@@ -1,46 +1,92 @@
 //! What `kindgi dev` prints once the pack first serves: the URL, the token
 //! and a `kindgi call` line ready to paste, its input made up from the
 //! tool's input schema.
+//!
+//! The line calls a tool that can run with what it prints: none that
+//! pauses, stores or reads files, or needs a secret or connection that
+//! `.kindgi/` doesn't configure (the front adds those, so the line shows
+//! no secret); the env values the tool declares that the pack's process
+//! has go in as `--env`.
 
+use std::ffi::OsString;
 use std::path::Path;
 
 use kindgi_protocol::{PackIndex, ToolEntry};
 use serde_json::{Map, Value, json};
 
-/// The lines to print.
-pub(crate) fn banner(url: &str, token: &str, index: &PackIndex, index_path: &Path) -> String {
+use super::local::{CONNECTIONS, CallValues, SECRETS, declared};
+
+/// The pack that serves, and where.
+#[derive(Debug)]
+pub(crate) struct Serving<'a> {
+    /// The front's URL.
+    pub(crate) url: &'a str,
+    /// The front's token.
+    pub(crate) token: &'a str,
+    /// The index it serves.
+    pub(crate) index: &'a PackIndex,
+    /// A copy of the index that stays put.
+    pub(crate) index_path: &'a Path,
+}
+
+/// The lines to print; `env` is the pack process's environment.
+pub(crate) fn banner(
+    serving: &Serving<'_>,
+    values: &CallValues,
+    env: &[(OsString, OsString)],
+) -> String {
+    let Serving {
+        url,
+        token,
+        index,
+        index_path,
+    } = serving;
     let mut text = format!(
         "kindgi dev: pack {} {} is serving at {url}\n  token: {token}\n",
         index.pack_id, index.pack_version
     );
-    if let Some(tool) = pick_tool(index) {
-        let input = example_input(&tool.input).to_string();
-        text.push_str(&format!(
-            "  try:   kindgi call {} --service {url} --token {} --index {} --input {}\n",
-            tool.id,
-            shell_quote(token),
-            shell_quote(&index_path.display().to_string()),
-            shell_quote(&input),
-        ));
+    match index.tools.iter().find(|t| can_try(t, values)) {
+        Some(tool) => {
+            let input = example_input(&tool.input).to_string();
+            let mut line = format!(
+                "  try:   kindgi call {} --service {url} --token {} --index {}",
+                tool.id,
+                shell_quote(token),
+                shell_quote(&index_path.display().to_string()),
+            );
+            for (name, value) in declared_env(tool, env) {
+                line.push_str(&format!(" --env {}", shell_quote(&format!("{name}={value}"))));
+            }
+            text.push_str(&format!("{line} --input {}\n", shell_quote(&input)));
+        }
+        None if !index.tools.is_empty() => text.push_str(&format!(
+            "  try:   no tool runs with what is configured (secrets go in {SECRETS}, connections in {CONNECTIONS})\n"
+        )),
+        None => {}
     }
-    text.push_str("  Every save of src/ or Cargo.toml rebuilds and swaps it in; Ctrl-C stops.");
+    text.push_str(
+        "  Every save of src/, Cargo.toml or the .env files rebuilds and swaps it in; Ctrl-C stops.",
+    );
     text
 }
 
-/// A tool worth a first try: one that neither pauses nor needs a
-/// connection, else the first.
-fn pick_tool(index: &PackIndex) -> Option<&ToolEntry> {
-    let plain = |t: &&ToolEntry| {
-        !t.pauses
-            && t.needs_spec
-                .as_ref()
-                .is_none_or(|n| n.get("connections").is_none())
-    };
-    index
-        .tools
-        .iter()
-        .find(plain)
-        .or_else(|| index.tools.first())
+/// Whether a call of `tool` from the banner's line can succeed: it neither
+/// pauses nor stores or reads files (that needs more than one line), and
+/// every secret and connection it declares is configured.
+fn can_try(tool: &ToolEntry, values: &CallValues) -> bool {
+    !tool.pauses && !tool.stores_files && !tool.reads_files && values.covers(tool)
+}
+
+/// The env values `tool` declares (`needsSpec.env`) that `env` has.
+fn declared_env<'e>(tool: &ToolEntry, env: &'e [(OsString, OsString)]) -> Vec<(String, &'e str)> {
+    declared(tool, "env")
+        .filter_map(|(name, _)| {
+            env.iter()
+                .find(|(set, _)| set == name.as_str())
+                .and_then(|(_, value)| value.to_str())
+                .map(|value| (name.clone(), value))
+        })
+        .collect()
 }
 
 /// Quotes a word for a POSIX shell when it needs it.
@@ -112,7 +158,18 @@ fn example(schema: &Value, root: &Value, depth: usize) -> Value {
             Some("uri") => json!("https://example.com"),
             Some("date") => json!("2026-01-01"),
             Some("date-time") => json!("2026-01-01T00:00:00Z"),
-            _ => json!("text"),
+            _ => {
+                let at_least = schema["minLength"].as_u64().unwrap_or(0);
+                let at_most = schema["maxLength"].as_u64().unwrap_or(u64::MAX);
+                let length = at_least.max(4).min(at_most).min(64);
+                json!(
+                    "text"
+                        .chars()
+                        .cycle()
+                        .take(length as usize)
+                        .collect::<String>()
+                )
+            }
         },
         "integer" | "number" => schema.get("minimum").cloned().unwrap_or_else(|| json!(1)),
         "boolean" => json!(false),
@@ -144,6 +201,90 @@ mod tests {
             example_input(&schema),
             json!({"name": "text", "topic": "billing", "email": "ana@example.com", "count": 3, "options": {}})
         );
+    }
+
+    fn tool(id: &str, extra: Value) -> ToolEntry {
+        let mut entry = json!({"id": id, "input": {"type": "object", "required": ["q"],
+            "properties": {"q": {"type": "string", "minLength": 6}}}, "output": {},
+            "version": "1.0.0", "modulePath": "src/main.rs"});
+        if let (Some(e), Some(x)) = (entry.as_object_mut(), extra.as_object()) {
+            e.extend(x.clone());
+        }
+        serde_json::from_value(entry).expect("tool entry")
+    }
+
+    fn index(tools: Vec<ToolEntry>) -> PackIndex {
+        let mut index: PackIndex = serde_json::from_value(json!({"v": 1, "packId": "acme",
+            "packVersion": "1.0.0", "artifactVersion": "1", "publishedAt": "2026-01-01T00:00:00.000Z",
+            "tools": [], "guardrails": [], "agents": [], "flows": []}))
+        .expect("index");
+        index.tools = tools;
+        index
+    }
+
+    fn shown(index: &PackIndex, values: &CallValues, env: &[(&str, &str)]) -> String {
+        let env: Vec<(OsString, OsString)> = env
+            .iter()
+            .map(|(n, v)| (OsString::from(n), OsString::from(v)))
+            .collect();
+        let serving = Serving {
+            url: "http://127.0.0.1:8080",
+            token: "tok",
+            index,
+            index_path: Path::new("/p/.kindgi/dev/index.json"),
+        };
+        banner(&serving, values, &env)
+    }
+
+    #[test]
+    fn the_line_calls_a_tool_that_can_run_with_what_it_prints() {
+        let secret = || {
+            let mut values = CallValues::default();
+            values.secrets.insert(
+                "API_KEY".to_owned(),
+                kindgi_protocol::Secret::new("sk-sentinel"),
+            );
+            values
+        };
+        let index = index(vec![
+            tool("acme.a-pauses", json!({"pauses": true})),
+            tool("acme.b-stores", json!({"storesFiles": true})),
+            tool("acme.c-reads", json!({"readsFiles": true})),
+            tool(
+                "acme.d-crm",
+                json!({"needsSpec": {"connections": {"crm": {"app": "acme-crm"}}}}),
+            ),
+            tool(
+                "acme.e-keyed",
+                json!({"needsSpec": {"secrets": {"API_KEY": {}},
+                "env": {"REGION": {"type": "string"}, "UNSET": {"type": "string"}}}}),
+            ),
+            tool("acme.f-plain", json!({})),
+        ]);
+        let text = shown(&index, &CallValues::default(), &[]);
+        assert!(
+            text.contains(
+                "  try:   kindgi call acme.f-plain --service http://127.0.0.1:8080 --token tok --index /p/.kindgi/dev/index.json --input '{\"q\":\"textte\"}'\n"
+            ),
+            "{text}"
+        );
+        // A configured secret makes the keyed tool callable; the front adds
+        // the secret, so the line never shows it.
+        let text = shown(
+            &index,
+            &secret(),
+            &[("REGION", "eu west"), ("PATH", "/bin")],
+        );
+        assert!(
+            text.contains("kindgi call acme.e-keyed --service http://127.0.0.1:8080 --token tok --index /p/.kindgi/dev/index.json --env 'REGION=eu west' --input"),
+            "{text}"
+        );
+        assert!(!text.contains("sk-sentinel"), "{text}");
+
+        let none = self::index(vec![tool("acme.a-pauses", json!({"pauses": true}))]);
+        assert!(shown(&none, &CallValues::default(), &[]).contains(
+            "  try:   no tool runs with what is configured (secrets go in .kindgi/secrets.env, connections in .kindgi/connections.env)\n"
+        ));
     }
 
     #[test]

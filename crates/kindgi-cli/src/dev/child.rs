@@ -1,8 +1,9 @@
 //! One pack service process: `<bin> serve` on a free port with dev's own
-//! token, its log records shown as readable lines, its boot awaited, its
-//! exit reported.
+//! token and the environment a deployed pack would have, its log records
+//! shown as readable lines, its boot awaited, its exit reported.
 
 use std::collections::HashMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -164,6 +165,9 @@ pub(crate) struct Launch {
     pub(crate) index: PathBuf,
     /// The folder it runs in (the pack's).
     pub(crate) dir: PathBuf,
+    /// Its environment, before the service's own variables (see
+    /// [`super::env`]).
+    pub(crate) env: Vec<(OsString, OsString)>,
     /// The token it checks.
     pub(crate) token: String,
     /// Its generation, for the log prefix.
@@ -190,6 +194,8 @@ pub(crate) async fn start(
         .arg(&launch.index)
         .args(["--host", "127.0.0.1"])
         .current_dir(&launch.dir)
+        .env_clear()
+        .envs(launch.env.iter().map(|(name, value)| (name, value)))
         .env("KINDGI_PACK_SERVICE_TOKEN", &launch.token)
         .env("PORT", "0")
         .env("KINDGI_LOG_FORMAT", "json")
@@ -198,7 +204,11 @@ pub(crate) async fn start(
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     // In development a missing required variable shouldn't block every call.
-    if std::env::var_os("KINDGI_PACK_ENV_CHECK").is_none() {
+    if !launch
+        .env
+        .iter()
+        .any(|(name, _)| name == "KINDGI_PACK_ENV_CHECK")
+    {
         command.env("KINDGI_PACK_ENV_CHECK", "warn");
     }
     let failed = |headline: String| Failure::new(headline, Vec::new());
@@ -393,6 +403,7 @@ mod tests {
             executable: script,
             index: dir.join("index.json"),
             dir: dir.to_path_buf(),
+            env: super::super::env::pack_env(std::env::vars_os(), &[], &[]),
             token: "t".to_owned(),
             generation: 7,
         }

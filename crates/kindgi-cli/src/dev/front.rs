@@ -5,7 +5,9 @@
 //! For an invoke of a tool that stores or reads files or pauses, and that
 //! carries no grant of its own, the front opens the call on the embedded
 //! dev runtime — a files grant, a wait link — as `kindgi call` does, and
-//! records the answer (a pause starts its wait).
+//! records the answer (a pause starts its wait). The secrets and
+//! connections the tool declares that the invoke doesn't carry are added
+//! from `.kindgi/` (see [`super::local`]), as a runtime resolves them.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -23,11 +25,13 @@ use hyper::service::service_fn;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
-use kindgi_protocol::{PackIndex, headers};
+use kindgi_protocol::{PackIndex, ToolEntry, headers};
 use kindgi_runtime::{DevRuntime, OpenCall};
 use serde_json::{Value, json};
 use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
+
+use super::local::CallValues;
 
 /// A body the front answers with.
 pub(crate) type FrontBody = BoxBody<Bytes, hyper::Error>;
@@ -56,6 +60,8 @@ pub(crate) struct Upstream {
     pub(crate) token: String,
     /// The index it serves.
     pub(crate) index: Arc<PackIndex>,
+    /// The secrets and connections its calls get.
+    pub(crate) values: Arc<CallValues>,
 }
 
 /// The front's state.
@@ -248,25 +254,11 @@ impl Front {
             }
         };
         let timeout_ms = headers::parse_timeout_ms(header(&parts.headers, headers::TIMEOUT_MS));
-        let opened = match &self.runtime {
-            Some(runtime) => open_call(runtime, &upstream.index, &body, timeout_ms).await,
-            None => None,
-        };
-        let Some(opened) = opened else {
-            return self
-                .forward(&parts.uri, &parts.method, &parts.headers, body, true)
-                .await;
-        };
+        let (body, opened) = self.complete(&upstream, body, timeout_ms).await;
         let response = self
-            .forward(
-                &parts.uri,
-                &parts.method,
-                &parts.headers,
-                opened.body.clone(),
-                true,
-            )
+            .forward(&parts.uri, &parts.method, &parts.headers, body, true)
             .await;
-        let Some(runtime) = &self.runtime else {
+        let (Some(opened), Some(runtime)) = (opened, &self.runtime) else {
             return response;
         };
         // Read the answer to record it; it is small JSON.
@@ -293,6 +285,41 @@ impl Front {
         }
         let _ = runtime.answer_call(&opened.call_id).await;
         Response::from_parts(parts, full(bytes))
+    }
+
+    /// The invoke as the pack process gets it: the secrets and connections
+    /// its tool declares and it lacks added, and a grant of the dev runtime
+    /// when its tool needs one; the body as sent when nothing changes.
+    async fn complete(
+        &self,
+        upstream: &Upstream,
+        body: Bytes,
+        timeout_ms: u64,
+    ) -> (Bytes, Option<Opened>) {
+        let Some(mut message) = serde_json::from_slice::<Value>(&body)
+            .ok()
+            .filter(|m| m["kind"] == "invoke")
+        else {
+            return (body, None);
+        };
+        let Some(entry) = message["tool"]["id"]
+            .as_str()
+            .and_then(|id| upstream.index.tools.iter().find(|t| t.id == id))
+        else {
+            return (body, None);
+        };
+        let added = upstream.values.add_to(&mut message, entry);
+        let opened = match &self.runtime {
+            Some(runtime) => open_call(runtime, entry, &mut message, timeout_ms).await,
+            None => None,
+        };
+        if !added && opened.is_none() {
+            return (body, None);
+        }
+        match serde_json::to_vec(&message) {
+            Ok(bytes) => (Bytes::from(bytes), opened),
+            Err(_) => (body, opened),
+        }
     }
 
     /// Sends the request to the process serving now; a 503 from a process
@@ -368,24 +395,18 @@ struct Opened {
     call_id: String,
     tool_id: String,
     wait_url: Option<String>,
-    /// The request body with the grant in its `ctx`.
-    body: Bytes,
 }
 
 /// Opens the call on the dev runtime when it invokes a tool that stores or
-/// reads files or pauses and carries no grant of its own.
+/// reads files or pauses and carries no grant of its own; the grant goes in
+/// the message's `ctx`.
 async fn open_call(
     runtime: &DevRuntime,
-    index: &PackIndex,
-    body: &[u8],
+    entry: &ToolEntry,
+    message: &mut Value,
     timeout_ms: u64,
 ) -> Option<Opened> {
-    let mut message: Value = serde_json::from_slice(body).ok()?;
-    if message["kind"] != "invoke" {
-        return None;
-    }
-    let tool_id = message["tool"]["id"].as_str()?.to_owned();
-    let entry = index.tools.iter().find(|t| t.id == tool_id)?;
+    let tool_id = entry.id.clone();
     if !(entry.pauses || entry.stores_files || entry.reads_files) {
         return None;
     }
@@ -422,7 +443,6 @@ async fn open_call(
         call_id: grant.call_id,
         tool_id,
         wait_url,
-        body: Bytes::from(serde_json::to_vec(&message).ok()?),
     })
 }
 

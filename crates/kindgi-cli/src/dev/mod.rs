@@ -17,11 +17,19 @@
 //! finishes its calls in flight. A build, index or boot failure leaves the
 //! old process serving and prints why; a process that dies on its own is
 //! restarted, [`MAX_RESTARTS`] times at most.
+//!
+//! The process starts with the environment a deployed pack would have
+//! ([`env`]) plus the pack's `.env`; the front adds the secrets and
+//! connections of `.kindgi/secrets.env` and `.kindgi/connections.env` to
+//! the calls of tools that declare them ([`local`]). A save of those files
+//! rebuilds too.
 
 mod banner;
 mod build;
 mod child;
+mod env;
 mod front;
+mod local;
 mod watch;
 
 use std::collections::HashMap;
@@ -38,9 +46,12 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch as signal};
 use tokio::task::JoinHandle;
 
+use crate::out::{counted, say};
+
 use self::build::{BuildOptions, Failure};
 use self::child::{Children, Exited, Launch, Process};
 use self::front::{Front, Upstream};
+use self::local::CallValues;
 
 /// How many times in a row a process that died on its own is restarted.
 pub(crate) const MAX_RESTARTS: u32 = 3;
@@ -80,6 +91,8 @@ struct Serving {
     process: Process,
     launch: Launch,
     index: Arc<PackIndex>,
+    /// The secrets and connections its calls get.
+    values: Arc<CallValues>,
     took: Option<Duration>,
     started: Instant,
 }
@@ -91,7 +104,7 @@ enum Event {
     Changed,
     /// A build (or a restart) finished preparing a process.
     Prepared {
-        outcome: Result<Serving, Failure>,
+        outcome: Box<Result<Serving, Failure>>,
         restart: bool,
     },
 }
@@ -122,20 +135,20 @@ pub(crate) async fn run(
             pack_dir.display()
         );
     }
+    let local = pack_dir.join(".kindgi");
     let state_dir = match &options.state_dir {
         Some(dir) => dir.clone(),
         None => {
-            let local = pack_dir.join(".kindgi");
             std::fs::create_dir_all(&local)
                 .with_context(|| format!("Cannot create {}", local.display()))?;
-            // Builds and stores are no source: keep them out of git.
-            let ignore = local.join(".gitignore");
-            if !ignore.exists() {
-                let _ = std::fs::write(&ignore, "*\n");
-            }
             local.join("dev")
         }
     };
+    // Builds, stores, secrets and tokens are no source: keep them out of git.
+    let ignore = local.join(".gitignore");
+    if local.is_dir() && !ignore.exists() {
+        let _ = std::fs::write(&ignore, "*\n");
+    }
     std::fs::create_dir_all(&state_dir)
         .with_context(|| format!("Cannot create {}", state_dir.display()))?;
     remove_generations(&state_dir, &[]);
@@ -311,9 +324,9 @@ impl Supervisor {
             }
             Event::Prepared { outcome, restart } => {
                 if restart {
-                    self.restarted(outcome);
+                    self.restarted(*outcome);
                 } else {
-                    self.built(outcome);
+                    self.built(*outcome);
                 }
             }
         }
@@ -332,7 +345,7 @@ impl Supervisor {
         self.building = Some(tokio::spawn(async move {
             let outcome = prepare(&build, &dir, token, generation, &children, exits).await;
             let _ = events.send(Event::Prepared {
-                outcome,
+                outcome: Box::new(outcome),
                 restart: false,
             });
         }));
@@ -367,6 +380,7 @@ impl Supervisor {
             addr: SocketAddr::from(([127, 0, 0, 1], serving.process.port)),
             token: self.internal_token.clone(),
             index: Arc::clone(&serving.index),
+            values: Arc::clone(&serving.values),
         })));
         let stable_index = self.state_dir.join("index.json");
         if let Err(e) = std::fs::copy(&serving.launch.index, &stable_index) {
@@ -392,10 +406,16 @@ impl Supervisor {
         if !self.banner_shown {
             self.banner_shown = true;
             if let Some(current) = &self.current {
-                println!(
-                    "{}",
-                    banner::banner(&self.url, &self.token, &current.index, &stable_index)
-                );
+                say(&banner::banner(
+                    &banner::Serving {
+                        url: &self.url,
+                        token: &self.token,
+                        index: &current.index,
+                        index_path: &stable_index,
+                    },
+                    &current.values,
+                    &current.launch.env,
+                ));
             }
         }
         remove_generations(&self.state_dir, &self.generations_in_use());
@@ -446,8 +466,9 @@ impl Supervisor {
         };
         if self.crashes >= MAX_RESTARTS {
             eprintln!(
-                "kindgi dev: gave up restarting generation {} after {MAX_RESTARTS} restarts; nothing is serving. Fix it and save to try again.",
-                crashed.generation
+                "kindgi dev: gave up restarting generation {} after {}; nothing is serving. Fix it and save to try again.",
+                crashed.generation,
+                counted(MAX_RESTARTS, "restart")
             );
             return;
         }
@@ -458,6 +479,7 @@ impl Supervisor {
         );
         let launch = crashed.launch.clone();
         let index = Arc::clone(&crashed.index);
+        let values = Arc::clone(&crashed.values);
         let generation = crashed.generation;
         let delay = Duration::from_millis(250 * u64::from(self.crashes));
         let children = self.children.clone();
@@ -472,11 +494,12 @@ impl Supervisor {
                     process,
                     launch,
                     index,
+                    values,
                     took: None,
                     started: Instant::now(),
                 });
             let _ = events.send(Event::Prepared {
-                outcome,
+                outcome: Box::new(outcome),
                 restart: true,
             });
         });
@@ -501,7 +524,9 @@ impl Supervisor {
     }
 }
 
-/// Builds, indexes and boots one generation.
+/// Builds, indexes and boots one generation: its process gets the
+/// environment a deployed pack would have, plus the pack's `.env`; its
+/// calls get the secrets and connections of `.kindgi/`.
 async fn prepare(
     build: &BuildOptions,
     dir: &Path,
@@ -510,6 +535,7 @@ async fn prepare(
     children: &Children,
     exits: mpsc::UnboundedSender<Exited>,
 ) -> Result<Serving, Failure> {
+    let local = local::load(&build.pack_dir).map_err(|e| Failure::new(e, Vec::new()))?;
     let built = build::build(build).await?;
     for warning in &built.warnings {
         eprintln!("{warning}");
@@ -537,10 +563,20 @@ async fn prepare(
                 Vec::new(),
             )
         })?;
+    for warning in local.values.app_mismatches(&index, &build.pack_dir) {
+        eprintln!("{warning}");
+    }
+    let declared: Vec<String> = index
+        .env
+        .iter()
+        .flat_map(|env| env.required.iter().chain(&env.optional))
+        .cloned()
+        .collect();
     let launch = Launch {
         executable,
         index: index_path,
         dir: build.pack_dir.clone(),
+        env: env::pack_env(std::env::vars_os(), &declared, &local.dotenv),
         token,
         generation,
     };
@@ -550,6 +586,7 @@ async fn prepare(
         process,
         launch,
         index: Arc::new(index),
+        values: Arc::new(local.values),
         took: Some(built.took),
         started: Instant::now(),
     })

@@ -1,5 +1,7 @@
-//! Noticing saves: the pack's `Cargo.toml`, `build.rs` and every file under
-//! `src/`, polled for changes of modification time or size.
+//! Noticing saves: the pack's `Cargo.toml`, `build.rs`, every file under
+//! `src/`, and its local values (`.env`, `.kindgi/secrets.env`,
+//! `.kindgi/connections.env`), polled for changes of modification time or
+//! size.
 //!
 //! Polling a few dozen files every 300 ms costs nothing and needs no
 //! platform file-watching API; an editor that writes several files in one
@@ -10,6 +12,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
+use super::local::{CONNECTIONS, DOTENV, SECRETS};
+
 /// What a poll saw: each watched file's modification time and size.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Snapshot(BTreeMap<PathBuf, (Option<SystemTime>, u64)>);
@@ -18,7 +22,7 @@ impl Snapshot {
     /// The watched files of the pack at `pack_dir` as they are now.
     pub(crate) fn take(pack_dir: &Path) -> Self {
         let mut files = BTreeMap::new();
-        for name in ["Cargo.toml", "build.rs"] {
+        for name in ["Cargo.toml", "build.rs", DOTENV, SECRETS, CONNECTIONS] {
             record(&pack_dir.join(name), &mut files);
         }
         walk(&pack_dir.join("src"), &mut files, 0);
@@ -121,5 +125,13 @@ mod tests {
 
         std::fs::write(root.join("src/tools/echo.rs"), "// longer now").expect("write");
         assert_ne!(Snapshot::take(root), added);
+
+        let edited = Snapshot::take(root);
+        std::fs::create_dir_all(root.join(".kindgi")).expect("mkdir");
+        std::fs::write(root.join(".kindgi/secrets.env"), "A=1").expect("write");
+        let with_secrets = Snapshot::take(root);
+        assert_ne!(with_secrets, edited);
+        std::fs::write(root.join(".env"), "B=2").expect("write");
+        assert_ne!(Snapshot::take(root), with_secrets);
     }
 }
