@@ -62,10 +62,11 @@ fn name_problem(name: &str) -> Option<String> {
     })
 }
 
-/// The `kindgi` dependency line of the new `Cargo.toml`.
+/// Where the new `Cargo.toml` takes `kindgi` from, as the inside of an
+/// inline table: `version = "0.1.0"` or `path = "…"`.
 fn kindgi_dependency(path: Option<&Path>) -> Result<String, String> {
     let Some(path) = path else {
-        return Ok(format!("kindgi = \"{}\"", env!("CARGO_PKG_VERSION")));
+        return Ok(format!("version = \"{}\"", env!("CARGO_PKG_VERSION")));
     };
     let folder = std::fs::canonicalize(path)
         .ok()
@@ -77,7 +78,7 @@ fn kindgi_dependency(path: Option<&Path>) -> Result<String, String> {
             )
         })?;
     let quoted = toml::Value::String(folder.display().to_string()).to_string();
-    Ok(format!("kindgi = {{ path = {quoted} }}"))
+    Ok(format!("path = {quoted}"))
 }
 
 /// A template with its placeholders filled.
@@ -166,14 +167,22 @@ mod tests {
 
     #[test]
     fn placeholders_are_filled() {
-        let manifest = fill(FILES[0].1, "acme-desk", "kindgi = \"0.1.0\"");
+        let manifest = fill(FILES[0].1, "acme-desk", "version = \"0.1.0\"");
         let parsed: toml::Table = manifest.parse().expect("a manifest");
         assert_eq!(parsed["package"]["name"].as_str(), Some("acme-desk"));
         assert_eq!(
             parsed["package"]["metadata"]["kindgi"]["id"].as_str(),
             Some("acme-desk")
         );
-        assert_eq!(parsed["dependencies"]["kindgi"].as_str(), Some("0.1.0"));
+        assert_eq!(
+            parsed["dependencies"]["kindgi"]["version"].as_str(),
+            Some("0.1.0")
+        );
+        assert_eq!(
+            parsed["dev-dependencies"]["kindgi"]["features"][0].as_str(),
+            Some("testing")
+        );
+        assert!(parsed["dependencies"].get("serde").is_none());
         assert_eq!(
             parsed["profile"]["dev"]["debug"].as_str(),
             Some("line-tables-only")

@@ -1,11 +1,12 @@
 //! `{{name}}.greet`: greets someone by name.
 
-use kindgi::{ToolContext, ToolError};
-use schemars::JsonSchema;
-use serde::{Deserialize, Serialize};
+use kindgi::ToolError;
+use kindgi::schemars::{self, JsonSchema};
+use kindgi::serde::{Deserialize, Serialize};
 
 /// Who to greet.
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(crate = "kindgi::serde")]
 pub struct GreetInput {
     /// Their name.
     #[schemars(length(min = 1))]
@@ -14,6 +15,7 @@ pub struct GreetInput {
 
 /// The greeting.
 #[derive(Debug, Serialize, JsonSchema)]
+#[serde(crate = "kindgi::serde")]
 pub struct Greeting {
     /// What to say.
     pub text: String,
@@ -21,9 +23,9 @@ pub struct Greeting {
 
 /// Greets someone by name.
 #[kindgi::tool(id = "{{name}}.greet", mutating = false)]
-pub async fn greet(input: GreetInput, _ctx: ToolContext) -> Result<Greeting, ToolError> {
+pub async fn greet(input: GreetInput) -> Result<Greeting, ToolError> {
     // GREETING is declared in Cargo.toml; `kindgi dev` reads it from .env.
-    let greeting = std::env::var("GREETING").unwrap_or_else(|_| "Hello".to_owned());
+    let greeting = kindgi::env::var("GREETING").unwrap_or_else(|| "Hello".to_owned());
     Ok(Greeting {
         text: format!("{greeting}, {}!", input.name),
     })

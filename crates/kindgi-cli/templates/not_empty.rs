@@ -1,11 +1,12 @@
 //! `{{name}}.not-empty`: a run's answer must say something.
 
+use kindgi::schemars::{self, JsonSchema};
+use kindgi::serde::Deserialize;
 use kindgi::{CheckResult, RunTrace};
-use schemars::JsonSchema;
-use serde::Deserialize;
 
 /// The check's config (it has none yet).
 #[derive(Debug, Deserialize, JsonSchema)]
+#[serde(crate = "kindgi::serde")]
 pub struct NotEmptyConfig {}
 
 /// Passes when the run's output, trimmed, isn't empty.

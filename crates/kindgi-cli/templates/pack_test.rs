@@ -4,7 +4,7 @@
 use kindgi::CheckResult;
 use kindgi::protocol::{ErrorCode, Response};
 use kindgi::testing::{TestContext, TestPack};
-use serde_json::json;
+use kindgi::serde_json::json;
 
 const GREET: &str = "{{name}}.greet";
 const NOT_EMPTY: &str = "{{name}}.not-empty";

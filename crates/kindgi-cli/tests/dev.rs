@@ -346,7 +346,7 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
     let twice = ".tool(canned_reply)";
     assert!(lib_source.contains(twice));
     let mark = dev.seen().len();
-    let dup = format!("{twice}.tool(tools::canned_reply::tool())");
+    let dup = format!("{twice}.tool(tools::canned_reply::canned_reply_tool())");
     std::fs::write(&lib, lib_source.replace(twice, &dup)).expect("dup");
     dev.wait_line(mark, REBUILD, |l| {
         l.contains("indexing failed: The pack has mistakes; generation")

@@ -71,6 +71,19 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
         "error: NAME must start with a lowercase letter and hold only lowercase letters, digits, - and _ (it names the crate, its folder and the pack), got \"Demo\"\n\nFor more information, try '--help'.\n"
     );
 
+    // The author adds tools that share state, and tests for them.
+    std::fs::write(pack.join("src/desk.rs"), DESK).expect("desk.rs");
+    std::fs::write(pack.join("tests/desk.rs"), DESK_TEST).expect("tests/desk.rs");
+    let lib = std::fs::read_to_string(pack.join("src/lib.rs")).expect("lib.rs");
+    let lib = lib
+        .replace("pub mod greet;", "pub mod desk;\npub mod greet;")
+        .replace(
+            "        .tool(greet::greet_tool())",
+            "        .tool(greet::greet_tool())\n        .with_tools(desk::tools())",
+        );
+    assert!(lib.contains("desk::tools()"), "{lib}");
+    std::fs::write(pack.join("src/lib.rs"), lib).expect("lib.rs");
+
     // Its own tests pass, with the workspace's pinned versions.
     std::fs::copy(root.join("Cargo.lock"), pack.join("Cargo.lock")).expect("lock file");
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
@@ -110,4 +123,198 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
     );
     let output: Value = serde_json::from_slice(&called.stdout).expect("JSON output");
     assert_eq!(output, json!({"text": "Hi, Ana!"}));
+
+    // A tool that needs a secret, given on the command line; a stateful
+    // one whose output leaves out an empty list.
+    let call = |tool: &'static str, input: &'static str, extra: &'static [&'static str]| {
+        let url = url.clone();
+        let index = state.join("index.json");
+        let dir = tmp.path().to_owned();
+        async move {
+            let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_kindgi"))
+                .args(["call", tool, "--input", input])
+                .args(["--service", &url, "--token", TOKEN, "--index"])
+                .arg(index)
+                .args(extra)
+                .current_dir(dir)
+                .output()
+                .await
+                .expect("kindgi call runs");
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stdout).into_owned(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        }
+    };
+    let (code, stdout, stderr) = call(
+        "demo-pack.charge",
+        "{}",
+        &["--secret", "PAY_KEY=sk_test_4242"],
+    )
+    .await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout).expect("JSON"),
+        json!({"last4": "4242"})
+    );
+    assert!(!stderr.contains("sk_test"), "{stderr}");
+    let (code, stdout, stderr) = call("demo-pack.count", r#"{"text":"hi"}"#, &[]).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout).expect("JSON"),
+        json!({"count": 1})
+    );
 }
+
+/// What the author adds to the scaffold: tools sharing a counter, one
+/// that needs a secret, one that stores a file, one that pauses.
+const DESK: &str = r##"//! The desk's tools, sharing one counter.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use kindgi::schemars::{self, JsonSchema};
+use kindgi::serde::{Deserialize, Serialize};
+use kindgi::{FileValue, Pause, Reply, Stored, Tool, ToolContext, ToolError};
+
+/// A note.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(crate = "kindgi::serde")]
+pub struct Note {
+    /// What it says.
+    pub text: String,
+}
+
+/// How many notes the desk has seen.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(crate = "kindgi::serde")]
+pub struct Counted {
+    /// The count so far.
+    pub count: u64,
+    /// Anything odd about the note.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// A charge.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(crate = "kindgi::serde")]
+pub struct Charged {
+    /// The key's last four characters.
+    pub last4: String,
+}
+
+/// A saved note.
+#[derive(Debug, Serialize, JsonSchema)]
+#[serde(crate = "kindgi::serde")]
+pub struct Saved {
+    /// The stored file.
+    pub files: Vec<FileValue>,
+}
+
+/// A person's answer.
+#[derive(Debug, Serialize, Deserialize, JsonSchema)]
+#[serde(crate = "kindgi::serde")]
+pub struct Approval {
+    /// Whether they said yes.
+    pub approved: bool,
+}
+
+/// The desk.
+#[derive(Debug, Default)]
+pub struct Desk {
+    notes: AtomicU64,
+}
+
+type Nothing = kindgi::serde_json::Map<String, kindgi::serde_json::Value>;
+
+#[kindgi::tools]
+impl Desk {
+    /// Counts the notes it is given.
+    #[tool(id = "demo-pack.count")]
+    async fn count(&self, input: Note) -> Result<Counted, ToolError> {
+        let count = self.notes.fetch_add(1, Ordering::SeqCst) + 1;
+        let warnings = if input.text.trim().is_empty() { vec!["an empty note".to_owned()] } else { Vec::new() };
+        Ok(Counted { count, warnings })
+    }
+
+    /// Charges with the payment key.
+    #[tool(id = "demo-pack.charge")]
+    async fn charge(&self, _input: Nothing, ctx: ToolContext) -> Result<Charged, ToolError> {
+        let key = ctx.require_secret("PAY_KEY")?;
+        let key = key.expose();
+        Ok(Charged { last4: key[key.len().saturating_sub(4)..].to_owned() })
+    }
+
+    /// Saves a note as a text file.
+    #[tool(id = "demo-pack.save", stores_files)]
+    async fn save(&self, input: Note, ctx: ToolContext) -> Result<Saved, ToolError> {
+        match ctx.files()?.store(input.text.into_bytes(), "note.txt", "text/plain").await? {
+            Stored::File(file) => Ok(Saved { files: vec![file] }),
+            Stored::NotStored(why) => Err(ToolError::new("NotStored", format!("{why:?}"))),
+        }
+    }
+
+    /// Waits for a person's approval.
+    #[tool(id = "demo-pack.approve")]
+    async fn approve(&self, _input: Nothing, ctx: ToolContext) -> Result<Reply<Approval>, ToolError> {
+        ctx.wait_link()?;
+        Ok(Reply::Pause(Pause::new().name("a person's approval")))
+    }
+}
+
+/// The desk's tools.
+pub fn tools() -> Vec<Tool> {
+    let desk = Arc::new(Desk::default());
+    vec![
+        desk.count_tool(),
+        desk.charge_tool().needs_secret("PAY_KEY"),
+        desk.save_tool(),
+        desk.approve_tool(),
+    ]
+}
+"##;
+
+/// The author's tests of the desk, with the dev runtime in-process.
+const DESK_TEST: &str = r##"//! The desk's tools, called as the pack service calls them.
+
+use kindgi::protocol::Response;
+use kindgi::serde_json::json;
+use kindgi::testing::{TestContext, TestPack};
+
+async fn pack() -> TestPack {
+    TestPack::new(demo_pack::pack())
+        .expect("a valid pack")
+        .with_dev_runtime()
+        .await
+        .expect("the dev runtime")
+}
+
+#[tokio::test]
+async fn the_desk_counts_saves_and_waits() {
+    let pack = pack().await;
+    let first = pack.call("demo-pack.count", json!({"text": "hi"}), TestContext::new()).await;
+    assert_eq!(first.output().expect("a result"), json!({"count": 1}));
+    let second = pack.call("demo-pack.count", json!({"text": " "}), TestContext::new()).await;
+    assert_eq!(second.output().expect("a result"), json!({"count": 2, "warnings": ["an empty note"]}));
+
+    let saved = pack
+        .call("demo-pack.save", json!({"text": "hello"}), TestContext::new().idempotency_key("k1"))
+        .await
+        .output()
+        .expect("a result");
+    assert_eq!(saved["files"][0]["size"], 5);
+
+    let charged = pack
+        .call("demo-pack.charge", json!({}), TestContext::new().secret("PAY_KEY", "sk_9876"))
+        .await;
+    assert_eq!(charged.output().expect("a result"), json!({"last4": "9876"}));
+
+    let paused = pack.call("demo-pack.approve", json!({}), TestContext::new()).await;
+    assert!(matches!(paused.response, Response::Pause(_)), "{paused:?}");
+    let token = paused.wait_token.expect("a wait link");
+    let done = pack.complete_wait(&token, json!({"approved": true})).await.expect("completed");
+    assert_eq!(done.output, Some(json!({"approved": true})));
+}
+"##;
