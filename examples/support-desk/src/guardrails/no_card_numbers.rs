@@ -99,26 +99,6 @@ pub fn guardrail() -> Guardrail {
 mod tests {
     use super::*;
 
-    fn check(trace: serde_json::Value) -> CheckResult {
-        no_card_numbers(CardConfig { min_digits: 13 }, RunTrace::from_value(trace))
-    }
-
-    #[test]
-    fn a_misshapen_part_of_the_trace_hides_no_card_number() {
-        for (field, value) in [
-            ("toolCalls", serde_json::json!(null)),
-            ("toolResults", serde_json::json!("x")),
-            ("modelCalls", serde_json::json!({})),
-        ] {
-            let mut trace = serde_json::json!({"output": "card 4111 1111 1111 1111"});
-            trace[field] = value;
-            assert!(!check(trace).passed, "{field}");
-        }
-        assert!(!check(serde_json::json!({"output": {"reply": ["4111-1111-1111-1111"]}})).passed);
-        assert!(check(serde_json::json!({"output": "no card here", "toolCalls": null})).passed);
-        assert!(check(serde_json::json!({})).passed);
-    }
-
     #[test]
     fn finds_card_numbers_with_separators() {
         assert!(has_card_number("card 4111 1111 1111 1111 on file", 13));

@@ -5,14 +5,10 @@
 //! approvals page reads); the lead's decision is posted to it as this
 //! tool's output, and the run goes on with it.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
-use kindgi::{Pause, Reply, ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use crate::db;
 
 /// Refunds up to this many cents need no person.
 pub const AUTO_APPROVE_CENTS: u64 = 50_00;
@@ -49,55 +45,7 @@ pub struct RefundDecision {
     pub note: Option<String>,
 }
 
-/// Approves `input` by policy, or queues it for a lead with the call's
-/// wait link and pauses.
-///
-/// # Errors
-///
-/// `pause-not-available` without a wait link; SQLite's error.
-pub async fn approve_refund(
-    database: PathBuf,
-    input: RefundRequest,
-    ctx: ToolContext,
-) -> Result<Reply<RefundDecision>, ToolError> {
-    if input.amount_cents <= AUTO_APPROVE_CENTS {
-        return Ok(Reply::Done(RefundDecision {
-            approved: true,
-            approver: "policy".to_owned(),
-            note: Some(format!(
-                "refunds up to {} are approved automatically",
-                dollars(AUTO_APPROVE_CENTS)
-            )),
-        }));
-    }
-    // Without a wait token (an older runtime) `?` answers pause-not-available.
-    let link = ctx.wait_link()?;
-    let tenant = ctx.tenant_id().to_owned();
-    tokio::task::spawn_blocking(move || {
-        let db = db::open(&database)?;
-        db::queue_approval(
-            &db,
-            &db::PendingApproval {
-                wait_id: link.id(),
-                tenant_id: &tenant,
-                ticket_id: &input.ticket_id,
-                amount_cents: input.amount_cents,
-                reason: &input.reason,
-                answer_url: link.url(),
-            },
-        )
-    })
-    .await??;
-    Ok(Reply::Pause(
-        Pause::new()
-            .name(format!(
-                "a lead's approval of a {} refund",
-                dollars(input.amount_cents)
-            ))
-            .timeout(DECISION_WINDOW),
-    ))
-}
-
-fn dollars(cents: u64) -> String {
+/// `cents` as dollars: `$250.00`.
+pub fn dollars(cents: u64) -> String {
     format!("${}.{:02}", cents / 100, cents % 100)
 }

@@ -2,13 +2,8 @@
 //! per call — a re-run of the same call (same idempotency key) finds the
 //! ticket it logged the first time instead of writing another.
 
-use std::path::Path;
-
-use kindgi::{ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-
-use crate::db;
 
 /// How urgent a ticket is.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
@@ -67,31 +62,4 @@ pub struct TicketLogged {
 /// The ticket id people see.
 pub fn ticket_id(row_id: i64) -> String {
     format!("T-{row_id:06}")
-}
-
-/// Logs `input` in the database at `database`, once per idempotency key.
-///
-/// # Errors
-///
-/// SQLite's error.
-pub fn log_ticket(
-    database: &Path,
-    input: NewTicket,
-    ctx: &ToolContext,
-) -> Result<TicketLogged, ToolError> {
-    let db = db::open(database)?;
-    let (row_id, created) = db::log_ticket(
-        &db,
-        &db::NewTicket {
-            tenant_id: ctx.tenant_id(),
-            idempotency_key: ctx.idempotency_key(),
-            customer_email: &input.customer_email,
-            subject: &input.subject,
-            body: &input.body,
-            priority: input.priority.as_str(),
-        },
-    )?;
-    let ticket_id = ticket_id(row_id);
-    kindgi::tracing::info!(ticket = %ticket_id, created, "ticket logged");
-    Ok(TicketLogged { ticket_id, created })
 }
