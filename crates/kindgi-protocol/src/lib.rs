@@ -18,6 +18,7 @@
 
 pub mod canonical;
 mod context;
+pub mod env_filter;
 mod fast_request;
 mod file;
 pub mod headers;
