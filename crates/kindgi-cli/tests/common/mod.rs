@@ -234,22 +234,41 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A tiny PNG-signed file.
+/// A 1×1 PNG, its one pixel's grey `tag`: other tags, other bytes.
 pub fn png(tag: u8) -> Vec<u8> {
-    let mut v = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    v.extend_from_slice(&[tag; 16]);
-    v
+    let pixel = image::GrayImage::from_pixel(1, 1, image::Luma([tag]));
+    let mut out = std::io::Cursor::new(Vec::new());
+    pixel
+        .write_to(&mut out, image::ImageFormat::Png)
+        .expect("encode a PNG");
+    out.into_inner()
 }
 
-/// A PDF with `pages` page objects.
+/// A PDF of `pages` pages under one node, with its cross-reference table.
 pub fn pdf(pages: usize) -> Vec<u8> {
-    let mut out = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n".to_vec();
-    out.extend_from_slice(format!("2 0 obj << /Type /Pages /Count {pages} >> endobj\n").as_bytes());
-    for n in 0..pages {
-        out.extend_from_slice(
-            format!("{} 0 obj << /Type /Page /Parent 2 0 R >> endobj\n", n + 3).as_bytes(),
-        );
+    let kids: Vec<String> = (0..pages).map(|n| format!("{} 0 R", n + 3)).collect();
+    let mut objects = vec![
+        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
+        format!(
+            "<< /Type /Pages /Kids [{}] /Count {pages} >>",
+            kids.join(" ")
+        ),
+    ];
+    objects.extend((0..pages).map(|_| "<< /Type /Page /Parent 2 0 R >>".to_owned()));
+    let mut out = b"%PDF-1.4\n".to_vec();
+    let mut offsets = Vec::new();
+    for (n, object) in objects.iter().enumerate() {
+        offsets.push(out.len());
+        out.extend_from_slice(format!("{} 0 obj {object} endobj\n", n + 1).as_bytes());
     }
-    out.extend_from_slice(b"trailer << /Root 1 0 R >>\n%%EOF\n");
+    let xref = out.len();
+    let size = objects.len() + 1;
+    out.extend_from_slice(format!("xref\n0 {size}\n0000000000 65535 f \n").as_bytes());
+    for offset in offsets {
+        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
+    }
+    out.extend_from_slice(
+        format!("trailer << /Size {size} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n").as_bytes(),
+    );
     out
 }
