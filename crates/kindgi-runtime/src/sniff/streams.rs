@@ -203,6 +203,16 @@ impl<'a> Lexer<'a> {
 
     /// The next token; `None` at the end of the bytes.
     fn token(&mut self) -> Option<Token> {
+        let token = self.token_to_the_end();
+        // A string or hex string cut off by the end of the bytes.
+        self.at = self.at.min(self.pdf.len());
+        match token {
+            Some(Token::Other(start, end)) => Some(Token::Other(start, end.min(self.pdf.len()))),
+            token => token,
+        }
+    }
+
+    fn token_to_the_end(&mut self) -> Option<Token> {
         self.skip_space();
         let rest = self.rest();
         let first = *rest.first()?;
@@ -632,6 +642,18 @@ mod tests {
             check(&stream("/Filter [/Fl /Fl]", &twice)),
             Err(Unreadable::TooMuch)
         );
+    }
+
+    #[test]
+    fn bytes_that_end_inside_a_dictionary_are_no_stream() {
+        for cut in [
+            &b"1 0 obj << /A <4142"[..],
+            b"1 0 obj << /A (ab\\",
+            b"1 0 obj << /A 1 0",
+            b"obj<<",
+        ] {
+            assert_eq!(check(cut), Ok(()), "{cut:?}");
+        }
     }
 
     #[test]
