@@ -244,31 +244,20 @@ pub fn png(tag: u8) -> Vec<u8> {
     out.into_inner()
 }
 
-/// A PDF of `pages` pages under one node, with its cross-reference table.
+/// A PDF of `pages` empty A4 pages, written with `pdf-writer`.
 pub fn pdf(pages: usize) -> Vec<u8> {
-    let kids: Vec<String> = (0..pages).map(|n| format!("{} 0 R", n + 3)).collect();
-    let mut objects = vec![
-        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
-        format!(
-            "<< /Type /Pages /Kids [{}] /Count {pages} >>",
-            kids.join(" ")
-        ),
-    ];
-    objects.extend((0..pages).map(|_| "<< /Type /Page /Parent 2 0 R >>".to_owned()));
-    let mut out = b"%PDF-1.4\n".to_vec();
-    let mut offsets = Vec::new();
-    for (n, object) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj {object} endobj\n", n + 1).as_bytes());
+    use pdf_writer::{Pdf, Rect, Ref};
+    let mut doc = Pdf::new();
+    let (catalog, root) = (Ref::new(1), Ref::new(2));
+    let leaves: Vec<Ref> = (3..).take(pages).map(Ref::new).collect();
+    doc.catalog(catalog).pages(root);
+    doc.pages(root)
+        .kids(leaves.iter().copied())
+        .count(i32::try_from(pages).expect("pages"));
+    for leaf in leaves {
+        doc.page(leaf)
+            .parent(root)
+            .media_box(Rect::new(0.0, 0.0, 595.0, 842.0));
     }
-    let xref = out.len();
-    let size = objects.len() + 1;
-    out.extend_from_slice(format!("xref\n0 {size}\n0000000000 65535 f \n").as_bytes());
-    for offset in offsets {
-        out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
-    }
-    out.extend_from_slice(
-        format!("trailer << /Size {size} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n").as_bytes(),
-    );
-    out
+    doc.finish()
 }

@@ -202,38 +202,17 @@ fn is_text(bytes: &[u8]) -> bool {
 mod tests {
     use super::*;
 
-    /// A classic PDF: `pages` pages under one node, a cross-reference table.
-    fn pdf(pages: usize) -> Vec<u8> {
-        let kids: Vec<String> = (0..pages).map(|n| format!("{} 0 R", n + 3)).collect();
-        let mut objects = vec![
-            "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
-            format!(
-                "<< /Type /Pages /Kids [{}] /Count {pages} >>",
-                kids.join(" ")
-            ),
-        ];
-        objects.extend((0..pages).map(|_| "<< /Type /Page /Parent 2 0 R >>".to_owned()));
-        let mut out = b"%PDF-1.4\n".to_vec();
-        let mut offsets = Vec::new();
-        for (n, object) in objects.iter().enumerate() {
-            offsets.push(out.len());
-            out.extend_from_slice(format!("{} 0 obj {object} endobj\n", n + 1).as_bytes());
+    /// `pages` pages under one node, written with `pdf-writer`.
+    fn pdf(pages: i32) -> Vec<u8> {
+        let mut pdf = pdf_writer::Pdf::new();
+        let tree = pdf_writer::Ref::new(2);
+        pdf.catalog(pdf_writer::Ref::new(1)).pages(tree);
+        let kids = (0..pages).map(|n| pdf_writer::Ref::new(n + 3));
+        pdf.pages(tree).kids(kids.clone()).count(pages);
+        for kid in kids {
+            pdf.page(kid).parent(tree);
         }
-        let xref = out.len();
-        out.extend_from_slice(
-            format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
-        );
-        for offset in offsets {
-            out.extend_from_slice(format!("{offset:010} 00000 n \n").as_bytes());
-        }
-        out.extend_from_slice(
-            format!(
-                "trailer << /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
-                objects.len() + 1
-            )
-            .as_bytes(),
-        );
-        out
+        pdf.finish()
     }
 
     fn image(format: image::ImageFormat) -> Vec<u8> {
