@@ -1,170 +1,263 @@
-//! A one-page PDF written by hand: a title and lines of text in Helvetica.
-//!
-//! Enough PDF for a report a person opens in any viewer, without a PDF
-//! library: a catalog, one page, two standard fonts, a content stream and
-//! an exact cross-reference table.
+//! The weekly report as a PDF, written with `pdf-writer`: a title, a line
+//! of text and a table (a header row, one row per priority, a total) on A4
+//! pages in the standard Helvetica fonts, which every viewer has, so the
+//! file embeds none. Rows that don't fit on a page go on to the next, under
+//! the table's header again, and every page says which of how many it is.
 
-use std::fmt::Write as _;
+use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str};
 
 /// A4 in points.
-const PAGE_WIDTH: u32 = 595;
-const PAGE_HEIGHT: u32 = 842;
-const MARGIN: u32 = 56;
-const LINE_HEIGHT: u32 = 16;
-/// How many body lines fit under the title.
-pub const MAX_LINES: usize = 44;
+const PAGE_WIDTH: f32 = 595.0;
+const PAGE_HEIGHT: f32 = 842.0;
+const MARGIN: f32 = 56.0;
+const ROW_HEIGHT: f32 = 20.0;
+/// Where the table's columns start, and where it ends.
+const COLUMNS: [f32; 2] = [MARGIN, 360.0];
+const TABLE_END: f32 = PAGE_WIDTH - MARGIN;
+/// Where the first page's table starts (under the title and the text), and
+/// where later pages' do.
+const FIRST_TABLE_TOP: f32 = PAGE_HEIGHT - MARGIN - 80.0;
+const LATER_TABLE_TOP: f32 = PAGE_HEIGHT - MARGIN - 40.0;
+/// The lowest a row may sit, above the page number.
+const TABLE_BOTTOM: f32 = MARGIN + 30.0;
 
-/// Renders `title` and `lines` as a one-page PDF. Lines past
-/// [`MAX_LINES`] are left out and counted in a last line.
-///
-/// ```
-/// let pdf = support_desk::pdf::render("Weekly report", &["3 urgent tickets".to_owned()]);
-/// assert!(pdf.starts_with(b"%PDF-1.4"));
-/// assert!(pdf.ends_with(b"%%EOF\n"));
-/// ```
-pub fn render(title: &str, lines: &[String]) -> Vec<u8> {
-    let mut content = String::new();
-    let top = PAGE_HEIGHT - MARGIN;
-    let _ = writeln!(
-        content,
-        "BT /F2 18 Tf {MARGIN} {top} Td ({}) Tj ET",
-        escape(title)
-    );
-    let mut shown: Vec<String> = lines.iter().take(MAX_LINES).cloned().collect();
-    if lines.len() > MAX_LINES {
-        shown.pop();
-        shown.push(format!("... and {} more", lines.len() - MAX_LINES + 1));
-    }
-    let mut y = top - 2 * LINE_HEIGHT;
-    for line in &shown {
-        let _ = writeln!(
-            content,
-            "BT /F1 11 Tf {MARGIN} {y} Td ({}) Tj ET",
-            escape(line)
-        );
-        y = y.saturating_sub(LINE_HEIGHT);
-    }
+const REGULAR: Name<'static> = Name(b"F1");
+const BOLD: Name<'static> = Name(b"F2");
 
-    let objects = [
-        "<< /Type /Catalog /Pages 2 0 R >>".to_owned(),
-        "<< /Type /Pages /Kids [3 0 R] /Count 1 >>".to_owned(),
-        format!(
-            "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 {PAGE_WIDTH} {PAGE_HEIGHT}] \
-             /Resources << /Font << /F1 4 0 R /F2 5 0 R >> >> /Contents 6 0 R >>"
-        ),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
-            .to_owned(),
-        "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>"
-            .to_owned(),
-        format!(
-            "<< /Length {} >>\nstream\n{content}endstream",
-            content.len()
-        ),
-    ];
-
-    // The binary comment line tells tools the file holds binary data.
-    let mut out: Vec<u8> = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n".to_vec();
-    let mut offsets = Vec::with_capacity(objects.len());
-    for (n, body) in objects.iter().enumerate() {
-        offsets.push(out.len());
-        out.extend_from_slice(format!("{} 0 obj\n{body}\nendobj\n", n + 1).as_bytes());
-    }
-    let xref_at = out.len();
-    let mut xref = format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1);
-    for offset in offsets {
-        // Each entry is exactly 20 bytes, its end of line included.
-        let _ = writeln!(xref, "{offset:010} 00000 n ");
-    }
-    let _ = write!(
-        xref,
-        "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref_at}\n%%EOF\n",
-        objects.len() + 1
-    );
-    out.extend_from_slice(xref.as_bytes());
-    out
+/// The report: its title, a line of text under it, and the table's rows
+/// (a label and a count each), totalled in a last row.
+#[derive(Debug, Clone)]
+pub struct Report<'a> {
+    /// On the first page, large.
+    pub title: &'a str,
+    /// Under the title.
+    pub text: &'a str,
+    /// The table's two column headings.
+    pub headings: [&'a str; 2],
+    /// The table's rows.
+    pub rows: &'a [(String, u64)],
 }
 
-/// Text as a PDF literal string's inside, in WinAnsi: `\`, `(` and `)`
-/// escaped, Latin-1 letters as octal escapes, anything else as `?`.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '\\' | '(' | ')' => {
-                out.push('\\');
-                out.push(c);
-            }
-            ' '..='~' => out.push(c),
-            '\u{a0}'..='\u{ff}' => {
-                let _ = write!(out, "\\{:03o}", u32::from(c));
-            }
-            _ => out.push('?'),
+/// How many of the table's rows (header excluded) fit on the first page
+/// and on each later one.
+fn rows_per_page(first: bool) -> usize {
+    let top = if first {
+        FIRST_TABLE_TOP
+    } else {
+        LATER_TABLE_TOP
+    };
+    // The header row takes one row's height.
+    (((top - TABLE_BOTTOM) / ROW_HEIGHT) as usize).saturating_sub(1)
+}
+
+/// The table's body rows, the total included, cut into pages.
+fn paginate(rows: Vec<(String, String)>) -> Vec<Vec<(String, String)>> {
+    let mut pages = Vec::new();
+    let mut rest = rows.as_slice();
+    loop {
+        let fit = rows_per_page(pages.is_empty()).min(rest.len());
+        pages.push(rest[..fit].to_vec());
+        rest = &rest[fit..];
+        if rest.is_empty() {
+            return pages;
         }
     }
-    out
+}
+
+/// Renders `report` as a PDF of as many pages as its table needs.
+///
+/// ```
+/// use support_desk::pdf::{render, Report};
+/// let rows = vec![("urgent".to_owned(), 3)];
+/// let pdf = render(&Report { title: "Weekly report", text: "Open tickets.", headings: ["Priority", "Tickets"], rows: &rows });
+/// assert!(pdf.starts_with(b"%PDF-1.7"));
+/// ```
+pub fn render(report: &Report<'_>) -> Vec<u8> {
+    let total: u64 = report.rows.iter().map(|(_, n)| n).sum();
+    let mut body: Vec<(String, String)> = report
+        .rows
+        .iter()
+        .map(|(label, n)| (label.clone(), n.to_string()))
+        .collect();
+    body.push(("Total".to_owned(), total.to_string()));
+    let pages = paginate(body);
+    let last_row = pages.iter().map(Vec::len).sum::<usize>() - 1;
+
+    let mut pdf = Pdf::new();
+    let mut ids = (1..).map(Ref::new);
+    let mut next = || ids.next().unwrap_or(Ref::new(i32::MAX));
+    let (catalog, tree, regular, bold) = (next(), next(), next(), next());
+    pdf.catalog(catalog).pages(tree);
+    pdf.type1_font(regular)
+        .base_font(Name(b"Helvetica"))
+        .encoding_predefined(Name(b"WinAnsiEncoding"));
+    pdf.type1_font(bold)
+        .base_font(Name(b"Helvetica-Bold"))
+        .encoding_predefined(Name(b"WinAnsiEncoding"));
+
+    let mut kids = Vec::with_capacity(pages.len());
+    let mut row_number = 0;
+    for (n, rows) in pages.iter().enumerate() {
+        let (page_id, contents_id) = (next(), next());
+        kids.push(page_id);
+        let mut content = Content::new();
+        let top = if n == 0 {
+            text(
+                &mut content,
+                BOLD,
+                18.0,
+                MARGIN,
+                PAGE_HEIGHT - MARGIN,
+                report.title,
+            );
+            text(
+                &mut content,
+                REGULAR,
+                11.0,
+                MARGIN,
+                PAGE_HEIGHT - MARGIN - 30.0,
+                report.text,
+            );
+            FIRST_TABLE_TOP
+        } else {
+            let heading = format!("{} (continued)", report.title);
+            text(
+                &mut content,
+                BOLD,
+                12.0,
+                MARGIN,
+                PAGE_HEIGHT - MARGIN,
+                &heading,
+            );
+            LATER_TABLE_TOP
+        };
+        // The header row, shaded, then the rows, ruled; the total in bold
+        // under a heavier rule.
+        content.set_fill_gray(0.9);
+        content.rect(MARGIN, top - ROW_HEIGHT, TABLE_END - MARGIN, ROW_HEIGHT);
+        content.fill_nonzero();
+        content.set_fill_gray(0.0);
+        for (column, heading) in COLUMNS.iter().zip(report.headings) {
+            text(&mut content, BOLD, 11.0, column + 6.0, top - 14.0, heading);
+        }
+        let mut y = top - ROW_HEIGHT;
+        for (label, count) in rows {
+            let is_total = row_number == last_row;
+            rule(&mut content, y, if is_total { 1.2 } else { 0.4 });
+            let font = if is_total { BOLD } else { REGULAR };
+            text(&mut content, font, 11.0, COLUMNS[0] + 6.0, y - 14.0, label);
+            text(&mut content, font, 11.0, COLUMNS[1] + 6.0, y - 14.0, count);
+            y -= ROW_HEIGHT;
+            row_number += 1;
+        }
+        rule(&mut content, y, 0.4);
+        let footer = format!("Page {} of {}", n + 1, pages.len());
+        text(&mut content, REGULAR, 9.0, MARGIN, MARGIN, &footer);
+
+        pdf.stream(contents_id, &content.finish());
+        let mut page = pdf.page(page_id);
+        page.parent(tree)
+            .media_box(Rect::new(0.0, 0.0, PAGE_WIDTH, PAGE_HEIGHT))
+            .contents(contents_id);
+        let mut resources = page.resources();
+        resources.fonts().pair(REGULAR, regular).pair(BOLD, bold);
+        resources.finish();
+        page.finish();
+    }
+    let count = i32::try_from(kids.len()).unwrap_or(i32::MAX);
+    pdf.pages(tree).kids(kids).count(count);
+    pdf.finish()
+}
+
+/// A line of text at (`x`, `y`).
+fn text(content: &mut Content, font: Name<'_>, size: f32, x: f32, y: f32, line: &str) {
+    let bytes = win_ansi(line);
+    content.begin_text();
+    content.set_font(font, size);
+    content.next_line(x, y);
+    content.show(Str(&bytes));
+    content.end_text();
+}
+
+/// A horizontal rule across the table at `y`.
+fn rule(content: &mut Content, y: f32, width: f32) {
+    content.set_line_width(width);
+    content.move_to(MARGIN, y);
+    content.line_to(TABLE_END, y);
+    content.stroke();
+}
+
+/// Text in WinAnsi, the standard fonts' encoding: ASCII and Latin-1 as
+/// they are, anything else as `?`.
+fn win_ansi(text: &str) -> Vec<u8> {
+    text.chars()
+        .map(|c| match c {
+            ' '..='~' | '\u{a0}'..='\u{ff}' => u8::try_from(u32::from(c)).unwrap_or(b'?'),
+            _ => b'?',
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The PDF as text, byte for byte: the binary comment's bytes as `?`.
-    fn text(pdf: &[u8]) -> String {
-        pdf.iter()
-            .map(|&b| if b.is_ascii() { char::from(b) } else { '?' })
-            .collect()
+    fn report(rows: &[(String, u64)]) -> Vec<u8> {
+        render(&Report {
+            title: "Report (weekly)",
+            text: "Tickets by priority.",
+            headings: ["Priority", "Tickets"],
+            rows,
+        })
+    }
+
+    /// What the runtime finds the bytes to be: their page count.
+    fn pages(pdf: &[u8]) -> Option<u32> {
+        kindgi_runtime::sniff::sniff(pdf, Some("application/pdf"))
+            .ok()
+            .and_then(|s| s.pages)
     }
 
     #[test]
-    fn the_cross_reference_table_points_at_every_object() {
-        let pdf = render("Report (weekly)", &["a line".to_owned()]);
-        let body = text(&pdf);
-        let xref_at: usize = body
-            .lines()
-            .rev()
-            .nth(1)
-            .and_then(|l| l.parse().ok())
-            .expect("startxref offset");
-        assert!(body[xref_at..].starts_with("xref\n0 7\n"));
-        let entries: Vec<&str> = body[xref_at..].lines().skip(3).take(6).collect();
-        for (n, entry) in entries.iter().enumerate() {
-            assert_eq!(entry.len() + 1, 20, "{entry:?}");
-            let offset: usize = entry[..10].parse().expect("offset");
-            assert!(
-                body[offset..].starts_with(&format!("{} 0 obj\n", n + 1)),
-                "object {} at {offset}",
-                n + 1
+    fn a_short_table_is_one_page() {
+        let rows = vec![("high".to_owned(), 2), ("low".to_owned(), 1)];
+        let pdf = report(&rows);
+        assert_eq!(pages(&pdf), Some(1));
+        let text = String::from_utf8_lossy(&pdf);
+        assert!(text.contains("/BaseFont /Helvetica-Bold"), "{text}");
+        assert!(text.contains("/WinAnsiEncoding"));
+    }
+
+    #[test]
+    fn a_long_table_goes_on_to_more_pages() {
+        let first = rows_per_page(true);
+        let later = rows_per_page(false);
+        assert!(first > 20 && later > first, "{first} {later}");
+        // The rows and the total fill the first page exactly; one more row
+        // needs a second, and a third past what two pages hold.
+        let rows =
+            |n: usize| -> Vec<(String, u64)> { (0..n).map(|i| (format!("row {i}"), 1)).collect() };
+        assert_eq!(pages(&report(&rows(first - 1))), Some(1));
+        assert_eq!(pages(&report(&rows(first))), Some(2));
+        assert_eq!(pages(&report(&rows(first + later))), Some(3));
+        if let Some(dir) = std::env::var_os("KINDGI_KEEP_PDFS") {
+            let _ = std::fs::write(
+                std::path::Path::new(&dir).join("report.pdf"),
+                report(&rows(first + 3)),
             );
         }
-        assert!(body.contains("(Report \\(weekly\\)) Tj"));
+        let split = paginate(vec![("a".to_owned(), "1".to_owned()); first + 1]);
+        assert_eq!(split.iter().map(Vec::len).collect::<Vec<_>>(), [first, 1]);
     }
 
     #[test]
-    fn the_stream_length_is_exact() {
-        let pdf = text(&render("T", &["x".to_owned(), "y".to_owned()]));
-        let start = pdf.find("stream\n").expect("stream") + "stream\n".len();
-        let end = pdf.find("endstream").expect("endstream");
-        let declared: usize = pdf
-            .split("/Length ")
-            .nth(1)
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|n| n.parse().ok())
-            .expect("length");
-        assert_eq!(declared, end - start);
-    }
-
-    #[test]
-    fn text_is_escaped_for_win_ansi() {
-        assert_eq!(escape(r"a\b(c)"), r"a\\b\(c\)");
-        assert_eq!(escape("café"), "caf\\351");
-        assert_eq!(escape("→ ok"), "? ok");
-    }
-
-    #[test]
-    fn too_many_lines_are_counted() {
-        let lines: Vec<String> = (0..50).map(|n| format!("line {n}")).collect();
-        let pdf = text(&render("T", &lines));
-        assert!(pdf.contains("(... and 7 more)"));
-        assert!(!pdf.contains("(line 43)"));
+    fn text_is_written_in_win_ansi() {
+        assert_eq!(win_ansi("café"), b"caf\xe9");
+        assert_eq!(win_ansi("→ ok"), b"? ok");
+        let rows = vec![("très urgent".to_owned(), 1)];
+        let text = String::from_utf8_lossy(&report(&rows)).to_ascii_lowercase();
+        // Past ASCII, pdf-writer writes a hex string.
+        assert!(text.contains("<7472e8732075726765"), "{text}");
+        assert!(text.contains("(report (weekly))"), "{text}");
     }
 }

@@ -111,7 +111,7 @@ async fn the_canned_reply_names_the_customer_and_topic() {
 }
 
 #[tokio::test]
-async fn the_weekly_report_is_a_stored_one_page_pdf() {
+async fn the_weekly_report_is_a_stored_pdf_with_its_page_count() {
     let (pack, _settings, _dir) = pack();
     let pack = pack.with_dev_runtime().await.expect("dev runtime");
     for key in ["a", "b"] {

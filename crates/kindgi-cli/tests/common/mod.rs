@@ -234,22 +234,30 @@ fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// A tiny PNG-signed file.
+/// A 1×1 PNG, its one pixel's grey `tag`: other tags, other bytes.
 pub fn png(tag: u8) -> Vec<u8> {
-    let mut v = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
-    v.extend_from_slice(&[tag; 16]);
-    v
+    let pixel = image::GrayImage::from_pixel(1, 1, image::Luma([tag]));
+    let mut out = std::io::Cursor::new(Vec::new());
+    pixel
+        .write_to(&mut out, image::ImageFormat::Png)
+        .expect("encode a PNG");
+    out.into_inner()
 }
 
-/// A PDF with `pages` page objects.
+/// A PDF of `pages` empty A4 pages, written with `pdf-writer`.
 pub fn pdf(pages: usize) -> Vec<u8> {
-    let mut out = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n".to_vec();
-    out.extend_from_slice(format!("2 0 obj << /Type /Pages /Count {pages} >> endobj\n").as_bytes());
-    for n in 0..pages {
-        out.extend_from_slice(
-            format!("{} 0 obj << /Type /Page /Parent 2 0 R >> endobj\n", n + 3).as_bytes(),
-        );
+    use pdf_writer::{Pdf, Rect, Ref};
+    let mut doc = Pdf::new();
+    let (catalog, root) = (Ref::new(1), Ref::new(2));
+    let leaves: Vec<Ref> = (3..).take(pages).map(Ref::new).collect();
+    doc.catalog(catalog).pages(root);
+    doc.pages(root)
+        .kids(leaves.iter().copied())
+        .count(i32::try_from(pages).expect("pages"));
+    for leaf in leaves {
+        doc.page(leaf)
+            .parent(root)
+            .media_box(Rect::new(0.0, 0.0, 595.0, 842.0));
     }
-    out.extend_from_slice(b"trailer << /Root 1 0 R >>\n%%EOF\n");
-    out
+    doc.finish()
 }

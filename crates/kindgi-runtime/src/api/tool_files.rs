@@ -7,6 +7,8 @@
 //! `notStored`/`notRead`).
 
 use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Path, State};
@@ -16,10 +18,11 @@ use http_body_util::BodyExt;
 use kindgi_protocol::{NotRead, NotStored, ReadAnswer, StoreAnswer};
 use serde_json::json;
 use sha2::{Digest, Sha256};
+use tokio::sync::OwnedSemaphorePermit;
 
 use super::ApiError;
 use crate::runtime::now_ms;
-use crate::sniff::{self, FileKind};
+use crate::sniff::{self, FileKind, Sniffed};
 use crate::store::NewFile;
 use crate::store::records::{Closed, FileRecord, Inserted, TokenView};
 use crate::tokens;
@@ -203,19 +206,21 @@ pub(super) async fn store(
         )
         .details(json!({ "maxBytes": config.max_body_bytes })));
     }
-    let _room = rt
+    let room = rt
         .inner
         .budget
         .reserve(declared_len.unwrap_or(config.max_body_bytes))
         .await
         .ok_or_else(busy)?;
+    let room = Arc::new(room);
     let Some(bytes) = read_body(body, config.max_body_bytes).await? else {
         return Ok(not_stored(NotStored::Size));
     };
+    let bytes = Arc::new(bytes);
     let declared_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok());
-    let sha256 = hex::encode(Sha256::digest(&bytes));
+    let sha256 = hex::encode(Sha256::digest(bytes.as_slice()));
 
     // The same bytes again in this call answer the first file, whatever else.
     let (call, sha) = (token.call_id.clone(), sha256.clone());
@@ -227,7 +232,7 @@ pub(super) async fn store(
     {
         return Ok(stored(&existing));
     }
-    let Ok(sniffed) = sniff::sniff(&bytes, declared_type) else {
+    let Some(sniffed) = sniff_in_time(&bytes, declared_type, &room).await else {
         return Ok(not_stored(NotStored::Type));
     };
     let size = bytes.len() as u64;
@@ -270,6 +275,27 @@ pub(super) async fn store(
         Inserted::Limit => not_stored(NotStored::Limit),
         Inserted::Storage => not_stored(NotStored::Storage),
     })
+}
+
+/// How long finding what a file's bytes are may take before the file is
+/// refused (`type`).
+const READ_TIME: Duration = Duration::from_secs(5);
+
+/// What the bytes are, found off the async workers within [`READ_TIME`];
+/// `None` when they are no kind a model is shown, or past that time. A read
+/// still going then keeps its share of the memory budget until it ends.
+async fn sniff_in_time(
+    bytes: &Arc<Vec<u8>>,
+    declared: Option<&str>,
+    room: &Arc<OwnedSemaphorePermit>,
+) -> Option<Sniffed> {
+    let (bytes, room) = (Arc::clone(bytes), Arc::clone(room));
+    let declared = declared.map(str::to_owned);
+    let read = tokio::task::spawn_blocking(move || {
+        let _room = room;
+        sniff::sniff(&bytes, declared.as_deref())
+    });
+    tokio::time::timeout(READ_TIME, read).await.ok()?.ok()?.ok()
 }
 
 /// Reads the body up to `max` bytes: `None` when it goes past.

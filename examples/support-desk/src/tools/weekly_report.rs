@@ -1,6 +1,6 @@
-//! `support.weekly-report`: the tenant's tickets by priority as a one-page
-//! PDF, stored with the runtime's files (protocol 2.10.0) and returned in
-//! the output's `files`.
+//! `support.weekly-report`: the tenant's tickets by priority as a PDF (a
+//! table, on as many pages as it needs), stored with the runtime's files
+//! (protocol 2.10.0) and returned in the output's `files`.
 
 use std::path::PathBuf;
 
@@ -33,18 +33,6 @@ pub struct ReportOutput {
     pub tickets: u64,
 }
 
-/// The report's lines: one per priority, and the total.
-pub fn report_lines(counts: &[(String, u64)]) -> Vec<String> {
-    let total: u64 = counts.iter().map(|(_, n)| n).sum();
-    let mut lines: Vec<String> = counts
-        .iter()
-        .map(|(priority, n)| format!("{priority}: {n} ticket{}", if *n == 1 { "" } else { "s" }))
-        .collect();
-    lines.push(String::new());
-    lines.push(format!("Total: {total}"));
-    lines
-}
-
 async fn weekly_report(
     database: PathBuf,
     input: ReportInput,
@@ -58,7 +46,12 @@ async fn weekly_report(
     })
     .await??;
     let tickets = counts.iter().map(|(_, n)| n).sum();
-    let bytes = pdf::render(&input.title, &report_lines(&counts));
+    let bytes = pdf::render(&pdf::Report {
+        title: &input.title,
+        text: "The workspace's tickets, by priority.",
+        headings: ["Priority", "Tickets"],
+        rows: &counts,
+    });
     match files
         .store(bytes, "support-report.pdf", "application/pdf")
         .await?
@@ -78,7 +71,7 @@ async fn weekly_report(
 pub fn tool(settings: &Settings) -> Tool {
     let database = settings.database.clone();
     Tool::new("support.weekly-report")
-        .description("Renders the tenant's tickets by priority as a one-page PDF report.")
+        .description("Renders the tenant's tickets by priority as a PDF report.")
         .stores_files()
         .handler(move |input: ReportInput, ctx: ToolContext| {
             weekly_report(database.clone(), input, ctx)

@@ -1,5 +1,18 @@
 //! What a file's bytes are. Only the bytes decide a file's type: the type
 //! its source declares is checked against them, never believed.
+//!
+//! - Images (PNG, JPEG, GIF, WebP): their signature, then their header read
+//!   with the `image` crate's decoder for that format, up to the
+//!   dimensions (no pixels are decoded). Bytes that start like an image but
+//!   whose header doesn't read, or that have no width or height, are no
+//!   image.
+//! - PDF: `%PDF-`, then its page tree read with `hayro-syntax` ([`pdf`]),
+//!   after its streams were measured ([`streams`]); one whose pages can't
+//!   be counted is no PDF.
+//! - Text: UTF-8 with no control characters but white space.
+
+mod pdf;
+mod streams;
 
 /// The kinds of file a model is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,7 +95,8 @@ pub struct Sniffed {
 /// Why bytes are not stored as a file a model is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SniffRefusal {
-    /// Not a kind a model is shown (binary, or a PDF whose pages can't be counted).
+    /// Not a kind a model is shown: binary, an image whose header doesn't
+    /// read, or a PDF whose pages can't be counted.
     Unknown,
     /// A kind a model is shown, but not the one the source declared.
     Contradicts,
@@ -107,9 +121,13 @@ pub fn essence(content_type: &str) -> String {
 ///
 /// ```
 /// use kindgi_runtime::sniff::{sniff, FileKind, SniffRefusal};
-/// let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR";
+/// // A 1×1 PNG.
+/// let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89\
+///             \0\0\0\rIDATx\x9cc\xf8\xcf\xc0\xf0\x1f\0\x05\0\x01\xff\x89\x99=\x1d\0\0\0\0IEND\xaeB`\x82";
 /// assert_eq!(sniff(png, Some("image/png")).map(|s| s.kind), Ok(FileKind::Png));
 /// assert_eq!(sniff(png, Some("application/pdf")), Err(SniffRefusal::Contradicts));
+/// // PNG's signature, but no PNG after it.
+/// assert_eq!(sniff(&png[..20], None), Err(SniffRefusal::Unknown));
 /// assert_eq!(sniff(b"hello", None).map(|s| s.kind), Ok(FileKind::Text));
 /// assert_eq!(sniff(b"\0\x01\x02", None), Err(SniffRefusal::Unknown));
 /// ```
@@ -125,10 +143,30 @@ pub fn sniff(bytes: &[u8], declared: Option<&str>) -> Result<Sniffed, SniffRefus
         return Err(SniffRefusal::Contradicts);
     }
     let pages = match kind {
-        FileKind::Pdf => Some(pdf_page_count(bytes).ok_or(SniffRefusal::Unknown)?),
+        FileKind::Pdf => Some(pdf::page_count(bytes).ok_or(SniffRefusal::Unknown)?),
+        _ if kind.is_image() => {
+            image_dimensions(bytes, kind).ok_or(SniffRefusal::Unknown)?;
+            None
+        }
         _ => None,
     };
     Ok(Sniffed { kind, pages })
+}
+
+/// An image's width and height, from its header as its format's decoder
+/// reads it; `None` when it doesn't read or either is zero.
+fn image_dimensions(bytes: &[u8], kind: FileKind) -> Option<(u32, u32)> {
+    let format = match kind {
+        FileKind::Png => image::ImageFormat::Png,
+        FileKind::Jpeg => image::ImageFormat::Jpeg,
+        FileKind::Gif => image::ImageFormat::Gif,
+        FileKind::Webp => image::ImageFormat::WebP,
+        FileKind::Pdf | FileKind::Text => return None,
+    };
+    image::ImageReader::with_format(std::io::Cursor::new(bytes), format)
+        .into_dimensions()
+        .ok()
+        .filter(|&(width, height)| width > 0 && height > 0)
 }
 
 fn kind_of(bytes: &[u8]) -> Option<FileKind> {
@@ -160,81 +198,34 @@ fn is_text(bytes: &[u8]) -> bool {
             .any(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}'))
 }
 
-/// A PDF's page count: its page objects (`/Type /Page`), else the largest
-/// `/Count` of a page tree (for PDFs that keep pages in object streams).
-fn pdf_page_count(bytes: &[u8]) -> Option<u32> {
-    let pages = count_page_objects(bytes);
-    let pages = if pages > 0 {
-        pages
-    } else {
-        largest_count(bytes)
-    };
-    (pages > 0).then_some(pages)
-}
-
-fn count_page_objects(bytes: &[u8]) -> u32 {
-    let mut count = 0u32;
-    let mut at = 0;
-    while let Some(found) = find(&bytes[at..], b"/Type") {
-        let mut i = at + found + b"/Type".len();
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        if bytes[i..].starts_with(b"/Page") {
-            let next = bytes.get(i + b"/Page".len()).copied();
-            // `/Pages` is a page tree node, not a page.
-            if !next.is_some_and(|b| b.is_ascii_alphanumeric()) {
-                count = count.saturating_add(1);
-            }
-        }
-        at = i;
-    }
-    count
-}
-
-fn largest_count(bytes: &[u8]) -> u32 {
-    let mut largest = 0u32;
-    let mut at = 0;
-    while let Some(found) = find(&bytes[at..], b"/Count") {
-        let mut i = at + found + b"/Count".len();
-        while i < bytes.len() && bytes[i].is_ascii_whitespace() {
-            i += 1;
-        }
-        let start = i;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-        }
-        if let Some(n) = std::str::from_utf8(&bytes[start..i])
-            .ok()
-            .and_then(|s| s.parse::<u32>().ok())
-        {
-            largest = largest.max(n);
-        }
-        at = i;
-    }
-    largest
-}
-
-fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
-    haystack.windows(needle.len()).position(|w| w == needle)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn pdf(pages: usize) -> Vec<u8> {
-        let mut out = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n".to_vec();
-        out.extend_from_slice(
-            format!("2 0 obj << /Type /Pages /Count {pages} >> endobj\n").as_bytes(),
-        );
-        for n in 0..pages {
-            out.extend_from_slice(
-                format!("{} 0 obj << /Type/Page /Parent 2 0 R >> endobj\n", n + 3).as_bytes(),
-            );
+    /// `pages` pages under one node, written with `pdf-writer`.
+    fn pdf(pages: i32) -> Vec<u8> {
+        let mut pdf = pdf_writer::Pdf::new();
+        let tree = pdf_writer::Ref::new(2);
+        pdf.catalog(pdf_writer::Ref::new(1)).pages(tree);
+        let kids = (0..pages).map(|n| pdf_writer::Ref::new(n + 3));
+        pdf.pages(tree).kids(kids.clone()).count(pages);
+        for kid in kids {
+            pdf.page(kid).parent(tree);
         }
-        out.extend_from_slice(b"%%EOF\n");
-        out
+        pdf.finish()
+    }
+
+    fn image(format: image::ImageFormat) -> Vec<u8> {
+        let pixels = image::RgbaImage::from_pixel(3, 2, image::Rgba([200, 10, 10, 255]));
+        let mut out = std::io::Cursor::new(Vec::new());
+        let pixels = image::DynamicImage::ImageRgba8(pixels);
+        let pixels = if format == image::ImageFormat::Jpeg {
+            image::DynamicImage::ImageRgb8(pixels.to_rgb8())
+        } else {
+            pixels
+        };
+        pixels.write_to(&mut out, format).expect("encode");
+        out.into_inner()
     }
 
     #[test]
@@ -243,9 +234,50 @@ mod tests {
             sniff(&pdf(3), Some("application/pdf")).map(|s| s.pages),
             Ok(Some(3))
         );
-        let tree_only = b"%PDF-1.7\n<< /Type /Pages /Count 7 >>\n%%EOF";
-        assert_eq!(sniff(tree_only, None).map(|s| s.pages), Ok(Some(7)));
+        assert_eq!(sniff(&pdf(0), None), Err(SniffRefusal::Unknown));
         assert_eq!(sniff(b"%PDF-1.7\n%%EOF", None), Err(SniffRefusal::Unknown));
+        // A page count alone, with no tree to read it from, is not a PDF.
+        let tree_only = b"%PDF-1.7\n<< /Type /Pages /Count 7 >>\n%%EOF";
+        assert_eq!(sniff(tree_only, None), Err(SniffRefusal::Unknown));
+    }
+
+    #[test]
+    fn images_are_read_up_to_their_dimensions() {
+        for (format, kind) in [
+            (image::ImageFormat::Png, FileKind::Png),
+            (image::ImageFormat::Jpeg, FileKind::Jpeg),
+            (image::ImageFormat::Gif, FileKind::Gif),
+            (image::ImageFormat::WebP, FileKind::Webp),
+        ] {
+            let bytes = image(format);
+            assert_eq!(
+                sniff(&bytes, Some(kind.content_type())),
+                Ok(Sniffed { kind, pages: None }),
+                "{format:?}"
+            );
+            assert_eq!(
+                sniff(&bytes, Some("application/pdf")),
+                Err(SniffRefusal::Contradicts)
+            );
+            // The signature and then nothing an image decoder reads.
+            let magic = match kind {
+                FileKind::Webp => 12,
+                FileKind::Jpeg => 3,
+                _ => 8,
+            };
+            let mut fake = bytes[..magic].to_vec();
+            fake.extend_from_slice(&[0; 40]);
+            assert_eq!(sniff(&fake, None), Err(SniffRefusal::Unknown), "{format:?}");
+        }
+        assert_eq!(sniff(b"GIF89a....", None), Err(SniffRefusal::Unknown));
+        assert_eq!(
+            sniff(b"RIFF\0\0\0\0WEBPVP8 ", None),
+            Err(SniffRefusal::Unknown)
+        );
+        assert_eq!(
+            sniff(&[0xFF, 0xD8, 0xFF, 0xE0], None),
+            Err(SniffRefusal::Unknown)
+        );
     }
 
     #[test]
@@ -267,15 +299,11 @@ mod tests {
             Err(SniffRefusal::Unknown)
         );
         assert_eq!(
-            sniff(b"GIF89a....", Some("IMAGE/GIF")).map(|s| s.kind),
+            sniff(&image(image::ImageFormat::Gif), Some("IMAGE/GIF")).map(|s| s.kind),
             Ok(FileKind::Gif)
         );
         assert_eq!(
-            sniff(b"RIFF\0\0\0\0WEBPVP8 ", None).map(|s| s.kind),
-            Ok(FileKind::Webp)
-        );
-        assert_eq!(
-            sniff(&[0xFF, 0xD8, 0xFF, 0xE0], Some("image/jpg")).map(|s| s.kind),
+            sniff(&image(image::ImageFormat::Jpeg), Some("image/jpg")).map(|s| s.kind),
             Ok(FileKind::Jpeg)
         );
     }
