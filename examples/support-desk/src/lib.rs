@@ -4,7 +4,7 @@
 //! |---|---|
 //! | `support.log-ticket` | a write to SQLite keyed by the call's idempotency key: a re-run writes once |
 //! | `support.canned-reply` | a plain, pure tool |
-//! | `support.weekly-report` | a PDF rendered by hand and stored with the runtime's files |
+//! | `support.weekly-report` | a PDF written with `pdf-writer` and stored with the runtime's files |
 //! | `support.approve-refund` | a pause until a person approves |
 //! | `support.post-reply` | a call to another app through a connection, `connection-rejected` on 401 |
 //! | `support.no-card-numbers` | a guardrail check |
