@@ -81,82 +81,71 @@ impl From<&Tool> for ToolRef {
     }
 }
 
-/// A guardrail guarding an agent.
-///
-/// ```
-/// use kindgi::{Agent, Guardrail, GuardrailRef};
-/// let short = Guardrail::new("acme.short");
-/// let agent = Agent::new("acme.helper", "1.0.0", "Helper")
-///     .guardrail(&short)
-///     .guardrail(GuardrailRef::other_pack("compliance.no-pii"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GuardrailRef {
-    pub(crate) id: String,
-    pub(crate) scope: Scope,
-}
-
-impl GuardrailRef {
-    /// A guardrail of this pack, by id: the indexer checks that the pack
-    /// has it.
-    pub fn id(id: impl Into<String>) -> Self {
-        Self {
-            id: id.into(),
-            scope: Scope::ThisPack,
+/// Declares a reference to a primitive by id alone: this pack's (checked)
+/// or another pack's (taken as written), and made from the primitive.
+macro_rules! id_ref {
+    ($(#[$meta:meta])* $name:ident, $primitive:ident, $a_what:literal, $what:literal) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, PartialEq, Eq)]
+        pub struct $name {
+            pub(crate) id: String,
+            pub(crate) scope: Scope,
         }
-    }
 
-    /// Another pack's guardrail, or one built into Kindgi: taken as written.
-    pub fn other_pack(id: impl Into<String>) -> Self {
-        Self {
-            id: id.into(),
-            scope: Scope::OtherPack,
+        impl $name {
+            #[doc = concat!("This pack's ", $what, ", by id: the indexer checks that the pack has it.")]
+            pub fn id(id: impl Into<String>) -> Self {
+                Self {
+                    id: id.into(),
+                    scope: Scope::ThisPack,
+                }
+            }
+
+            #[doc = concat!("Another pack's ", $what, ", or ", $a_what, " built into Kindgi: taken as written.")]
+            pub fn other_pack(id: impl Into<String>) -> Self {
+                Self {
+                    id: id.into(),
+                    scope: Scope::OtherPack,
+                }
+            }
         }
-    }
-}
 
-impl From<&Guardrail> for GuardrailRef {
-    fn from(guardrail: &Guardrail) -> Self {
-        Self::id(guardrail.id.clone())
-    }
-}
-
-/// An agent a flow node runs.
-///
-/// ```
-/// use kindgi::{Agent, AgentRef, Flow};
-/// let helper = Agent::new("acme.helper", "1.0.0", "Helper");
-/// let flow = Flow::new("acme.help", "1.0.0")
-///     .agent_node("help", &helper)
-///     .agent_node("review", AgentRef::other_pack("qa.reviewer"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AgentRef {
-    pub(crate) id: String,
-    pub(crate) scope: Scope,
-}
-
-impl AgentRef {
-    /// An agent of this pack, by id: the indexer checks that the pack has
-    /// it.
-    pub fn id(id: impl Into<String>) -> Self {
-        Self {
-            id: id.into(),
-            scope: Scope::ThisPack,
+        impl From<&$primitive> for $name {
+            fn from(primitive: &$primitive) -> Self {
+                Self::id(primitive.id.clone())
+            }
         }
-    }
-
-    /// Another pack's agent: taken as written.
-    pub fn other_pack(id: impl Into<String>) -> Self {
-        Self {
-            id: id.into(),
-            scope: Scope::OtherPack,
-        }
-    }
+    };
 }
 
-impl From<&Agent> for AgentRef {
-    fn from(agent: &Agent) -> Self {
-        Self::id(agent.id.clone())
-    }
-}
+id_ref!(
+    /// A guardrail guarding an agent.
+    ///
+    /// ```
+    /// use kindgi::{Agent, Guardrail, GuardrailRef};
+    /// let short = Guardrail::new("acme.short");
+    /// let agent = Agent::new("acme.helper", "1.0.0", "Helper")
+    ///     .guardrail(&short)
+    ///     .guardrail(GuardrailRef::other_pack("compliance.no-pii"));
+    /// ```
+    GuardrailRef,
+    Guardrail,
+    "a guardrail",
+    "guardrail"
+);
+
+id_ref!(
+    /// An agent a flow node runs.
+    ///
+    /// ```
+    /// use kindgi::{Agent, AgentRef, Flow};
+    /// let helper = Agent::new("acme.helper", "1.0.0", "Helper");
+    /// let flow = Flow::new("acme.help", "1.0.0")
+    ///     .agent_node("help", &helper)
+    ///     .agent_node("review", AgentRef::other_pack("qa.reviewer"));
+    /// ```
+    AgentRef,
+    Agent,
+    "an agent",
+    "agent"
+);
