@@ -1,40 +1,8 @@
-//! What a primitive's id may look like: the rule of
-//! `kindgi_protocol::ids::is_valid_id`, copied so that this crate doesn't
-//! depend on the SDK.
+//! Ids checked at compile time, by the rule the SDK's indexer applies
+//! (`kindgi_protocol::ids`).
 
+use kindgi_protocol::ids::id_problem as problem;
 use syn::LitStr;
-
-/// The longest id, in bytes.
-const MAX_LEN: usize = 200;
-
-/// Why `id` is not a valid id, or `None` when it is: non-empty, at most
-/// 200 bytes, ASCII letters, digits and `. _ - : /`, starting with a letter
-/// or digit.
-pub(crate) fn problem(id: &str) -> Option<String> {
-    let Some(first) = id.chars().next() else {
-        return Some("is empty".to_owned());
-    };
-    if id.len() > MAX_LEN {
-        return Some(format!(
-            "is {} bytes long; an id is at most {MAX_LEN}",
-            id.len()
-        ));
-    }
-    if !first.is_ascii_alphanumeric() {
-        return Some(format!(
-            "starts with `{}`; an id starts with an ASCII letter or digit",
-            first.escape_debug()
-        ));
-    }
-    id.chars()
-        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '/')))
-        .map(|c| {
-            format!(
-                "contains `{}`; an id is ASCII letters, digits and `. _ - : /`",
-                c.escape_debug()
-            )
-        })
-}
 
 /// Checks the id given as argument `name`, with the error on its literal.
 pub(crate) fn check(name: &str, lit: &LitStr) -> syn::Result<()> {

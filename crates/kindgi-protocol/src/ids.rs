@@ -21,15 +21,67 @@ pub fn is_valid_id(id: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b':' | b'/'))
 }
 
-/// Why `id` is not valid, in a sentence, or `None` when it is.
-pub fn id_problem(id: &str) -> Option<&'static str> {
-    if id.is_empty() {
-        Some("the id is empty")
-    } else if is_valid_id(id) {
-        None
-    } else {
-        Some(
-            "an id is ASCII letters, digits and . _ - : /, starting with a letter or digit, at most 200 characters",
-        )
+/// The longest id, in bytes.
+pub const MAX_ID_LEN: usize = 200;
+
+/// Why `id` is not a valid id, naming what is wrong (`contains ` `` ` ``
+/// …), or `None` when it is valid: the predicate of the phrase "the id …".
+///
+/// ```
+/// use kindgi_protocol::ids::id_problem;
+/// assert_eq!(id_problem("acme.echo"), None);
+/// assert_eq!(id_problem("").as_deref(), Some("is empty"));
+/// assert_eq!(
+///     id_problem("acme echo").as_deref(),
+///     Some("contains ` `; an id is ASCII letters, digits and `. _ - : /`")
+/// );
+/// ```
+pub fn id_problem(id: &str) -> Option<String> {
+    let Some(first) = id.chars().next() else {
+        return Some("is empty".to_owned());
+    };
+    if id.len() > MAX_ID_LEN {
+        return Some(format!(
+            "is {} bytes long; an id is at most {MAX_ID_LEN}",
+            id.len()
+        ));
+    }
+    if !first.is_ascii_alphanumeric() {
+        return Some(format!(
+            "starts with `{}`; an id starts with an ASCII letter or digit",
+            first.escape_debug()
+        ));
+    }
+    id.chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | ':' | '/')))
+        .map(|c| {
+            format!(
+                "contains `{}`; an id is ASCII letters, digits and `. _ - : /`",
+                c.escape_debug()
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{id_problem, is_valid_id};
+
+    #[test]
+    fn the_predicate_and_the_problem_agree() {
+        for id in [
+            "a",
+            "acme.echo",
+            "9lives",
+            "a:b/c_d-e",
+            "",
+            " a",
+            "a b",
+            ".a",
+            "é",
+            &"a".repeat(201),
+            &"a".repeat(200),
+        ] {
+            assert_eq!(is_valid_id(id), id_problem(id).is_none(), "{id:?}");
+        }
     }
 }

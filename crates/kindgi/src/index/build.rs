@@ -137,7 +137,7 @@ impl Seen {
 
 fn check_id(kind: &str, id: &str, file: &str, problems: &mut Vec<String>) {
     if let Some(problem) = id_problem(id) {
-        problems.push(format!("{kind} \"{id}\" ({file}): {problem}"));
+        problems.push(format!("{kind} \"{id}\" ({file}): the id {problem}"));
     }
 }
 
@@ -533,7 +533,7 @@ mod tests {
             );
         let expected = [
             format!(
-                "tool \"bad id\" ({FILE}): an id is ASCII letters, digits and . _ - : /, starting with a letter or digit, at most 200 characters"
+                "tool \"bad id\" ({FILE}): the id contains ` `; an id is ASCII letters, digits and `. _ - : /`"
             ),
             format!(
                 "tool \"no.handler\" ({FILE}): has no handler: call .handler(…) or .blocking_handler(…)"
