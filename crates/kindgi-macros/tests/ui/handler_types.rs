@@ -1,17 +1,22 @@
 use kindgi::{Tool, ToolContext, ToolError};
 
-fn sync_fn(input: String, _ctx: ToolContext) -> Result<String, ToolError> {
+#[derive(serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+struct Text {
+    text: u32,
+}
+
+fn sync_fn(input: Text, _ctx: ToolContext) -> Result<Text, ToolError> {
     Ok(input)
 }
 
 #[derive(Debug)]
 struct NotAnError;
 
-async fn bad_error(input: String) -> Result<String, NotAnError> {
+async fn bad_error(input: Text) -> Result<Text, NotAnError> {
     Ok(input)
 }
 
-async fn async_fn(input: String) -> Result<String, ToolError> {
+async fn async_fn(input: Text) -> Result<Text, ToolError> {
     Ok(input)
 }
 
