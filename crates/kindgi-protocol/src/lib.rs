@@ -16,6 +16,9 @@
 //! }
 //! ```
 
+#[macro_use]
+mod macros;
+
 pub mod canonical;
 mod context;
 pub mod env_filter;
@@ -26,6 +29,7 @@ pub mod idempotency;
 pub mod ids;
 mod index;
 mod info;
+pub mod percent;
 mod request;
 mod response;
 mod secret;

@@ -10,7 +10,6 @@ mod files;
 pub mod index;
 mod log;
 mod log_events;
-mod percent;
 mod schema;
 mod service;
 mod source;
@@ -37,7 +36,6 @@ pub use kindgi_protocol::vocab::{
     EffectKind, GuardrailKind, OnViolation, Sandbox, ScopeWhen, Severity,
 };
 pub use kindgi_protocol::{CheckResult, Connection, FileValue, NotRead, NotStored, Secret};
-pub use percent::encode_component;
 pub use schema::{input_schema_for, output_schema_for};
 pub use schemars;
 pub use serde;
