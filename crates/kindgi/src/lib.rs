@@ -40,14 +40,8 @@ pub use schema::{input_schema_for, output_schema_for};
 pub use schemars;
 pub use serde;
 pub use serde_json;
-pub use tracing;
-
-/// The process's allocator with the `mimalloc` feature: see the feature's
-/// note in this crate's `Cargo.toml`.
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub use source::SourceFile;
+pub use tracing;
 
 /// The workspace README's examples, compiled and run as doctests.
 #[cfg(doctest)]
