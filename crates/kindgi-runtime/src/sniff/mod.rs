@@ -6,8 +6,8 @@
 //!   dimensions (no pixels are decoded). Bytes that start like an image but
 //!   whose header doesn't read, or that have no width or height, are no
 //!   image.
-//! - PDF: `%PDF-`, then its page tree read with `hayro-syntax` ([`pdf`]),
-//!   after its streams were measured ([`streams`]); one whose pages can't
+//! - PDF: `%PDF-`, then its page tree read with `hayro-syntax` (module `pdf`),
+//!   after its streams were measured (module `streams`); one whose pages can't
 //!   be counted is no PDF.
 //! - Text: UTF-8 with no control characters but white space.
 
