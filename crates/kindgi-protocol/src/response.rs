@@ -238,24 +238,28 @@ impl ErrorResponse {
     }
 
     /// The same error, about a tool.
+    #[must_use]
     pub fn for_tool(mut self, tool_id: impl Into<String>) -> Self {
         self.tool_id = Some(tool_id.into());
         self
     }
 
     /// The same error, about a check.
+    #[must_use]
     pub fn for_check(mut self, check_id: impl Into<String>) -> Self {
         self.check_id = Some(check_id.into());
         self
     }
 
     /// The same error with its validation issues.
+    #[must_use]
     pub fn with_issues(mut self, issues: Vec<Issue>) -> Self {
         self.issues = Some(issues);
         self
     }
 
     /// The same error with the serialized throw.
+    #[must_use]
     pub fn with_cause(mut self, cause: ThrownCause) -> Self {
         self.cause = Some(Box::new(cause));
         self
