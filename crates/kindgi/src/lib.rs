@@ -19,8 +19,6 @@ pub use authoring::agent::Agent;
 pub use authoring::check::{Guardrail, IntoCheckResult};
 pub use authoring::flow;
 pub use authoring::flow::Flow;
-#[doc(hidden)]
-pub use authoring::handler::ErasedHandler;
 pub use authoring::handler::{AsyncHandler, BlockingHandler};
 pub use authoring::pack::Pack;
 pub use authoring::refs::{AgentRef, GuardrailRef, ToolRef};
@@ -42,6 +40,13 @@ pub use serde;
 pub use serde_json;
 pub use source::SourceFile;
 pub use tracing;
+
+/// The plumbing of the handler traits, public only because their methods
+/// return it: not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::authoring::handler::ErasedHandler;
+}
 
 /// The workspace README's examples, compiled and run as doctests.
 #[cfg(doctest)]
