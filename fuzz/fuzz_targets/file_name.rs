@@ -5,13 +5,13 @@
 
 use libfuzzer_sys::fuzz_target;
 
-// The runtime's decoding and the SDK's encoding, compiled here as they are.
+// The runtime's decoding, compiled here as it is; the SDK encodes with
+// kindgi-protocol's `percent`.
 #[path = "../../crates/kindgi-runtime/src/names.rs"]
 #[allow(dead_code)]
 mod names;
-#[path = "../../crates/kindgi/src/percent.rs"]
-mod percent;
 
+use kindgi_protocol::percent::encode_component;
 use names::decode_file_name;
 
 fuzz_target!(|data: &[u8]| {
@@ -21,7 +21,7 @@ fuzz_target!(|data: &[u8]| {
             assert!(!name.is_empty());
         }
         // Round trip: what the pack's SDK sends for a name is that name.
-        let encoded = percent::encode_component(raw);
+        let encoded = encode_component(raw);
         assert!(encoded.bytes().all(|b| b.is_ascii_graphic()));
         let decoded = decode_file_name(&encoded).expect("the SDK's encoding decodes");
         assert_eq!(decoded.as_deref(), (!raw.is_empty()).then_some(raw));

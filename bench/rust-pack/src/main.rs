@@ -89,6 +89,10 @@ async fn bulk(input: BulkInput, _ctx: ToolContext) -> Result<BulkOutput, ToolErr
     })
 }
 
+/// The same allocator as the fixture pack's, so the two measure alike.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     Pack::new()
         .tool(

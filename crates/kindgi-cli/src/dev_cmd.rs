@@ -7,9 +7,11 @@
 //!
 //! In a pack's folder it builds the crate, indexes it, starts its pack
 //! service and the dev runtime, and puts a stable front before them: one
-//! URL, one token, printed once with a `kindgi call` line to paste. Every
-//! save of `src/` or `Cargo.toml` rebuilds, re-indexes and swaps the
-//! service; a failed build keeps the old one serving. The pack folder's
+//! URL, one token, printed once with a `kindgi call` line to paste. A save
+//! of any file the last build used (cargo's dep-info: the pack's sources,
+//! its path dependencies', files they include) or of a path package's
+//! `Cargo.toml` rebuilds, re-indexes and swaps the service; a failed build
+//! keeps the old one serving. The pack folder's
 //! `.env`, `.kindgi/secrets.env` and `.kindgi/connections.env` give the
 //! process its variables and the calls their secrets and connections. See
 //! [`crate::dev`].

@@ -6,6 +6,9 @@
 //! - `kindgi conformance`: the conformance suite against a pack service implementation.
 //! - `kindgi dev`: a pack built, indexed and served from its folder, swapped on every save.
 //! - `kindgi new NAME`: a pack crate in `./NAME`, ready for `cargo test` and `kindgi dev`.
+//!
+//! The crate's README:
+#![doc = include_str!("../README.md")]
 
 mod call_cmd;
 mod call_ctx;

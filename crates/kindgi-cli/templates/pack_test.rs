@@ -23,8 +23,8 @@ async fn greets_by_name() {
 
     let nameless = pack.call(GREET, json!({"name": ""}), TestContext::new());
     assert_eq!(
-        nameless.await.error().map(|e| e.code),
-        Some(ErrorCode::InputValidationFailed)
+        nameless.await.error().map(|e| &e.code),
+        Some(&ErrorCode::InputValidationFailed)
     );
 }
 

@@ -96,6 +96,7 @@ impl Target {
 
     /// How long a service may take to write its `listening` record (30 s
     /// unless set).
+    #[must_use]
     pub fn boot_timeout(mut self, timeout: Duration) -> Self {
         self.boot_timeout = timeout;
         self
@@ -273,6 +274,7 @@ impl StartOptions {
     }
 
     /// Sets `KINDGI_PACK_SERVICE_TOKEN` to `token` exactly (`None`: unset).
+    #[must_use]
     pub fn token(mut self, token: Option<String>) -> Self {
         self.token = token;
         self
@@ -289,12 +291,14 @@ impl StartOptions {
     }
 
     /// Adds an env variable.
+    #[must_use]
     pub fn env(mut self, name: &str, value: &str) -> Self {
         self.env.push((name.to_owned(), value.to_owned()));
         self
     }
 
     /// Makes sure `name` isn't inherited.
+    #[must_use]
     pub fn remove_env(mut self, name: &str) -> Self {
         self.remove.push(name.to_owned());
         self

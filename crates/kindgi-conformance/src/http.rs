@@ -75,24 +75,28 @@ impl HttpRequest {
     }
 
     /// Adds a header.
+    #[must_use]
     pub fn header(mut self, name: &str, value: &str) -> Self {
         self.headers.push((name.to_owned(), value.to_owned()));
         self
     }
 
     /// Sends `value` as the body, with `Content-Type: application/json`.
+    #[must_use]
     pub fn json(self, value: &Value) -> Self {
         self.header("content-type", "application/json")
             .body(RequestBody::Full(value.to_string().into_bytes()))
     }
 
     /// Sets the body.
+    #[must_use]
     pub fn body(mut self, body: RequestBody) -> Self {
         self.body = body;
         self
     }
 
     /// How long the whole exchange may take (30 s unless set).
+    #[must_use]
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self

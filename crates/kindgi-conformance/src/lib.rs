@@ -24,7 +24,8 @@
 //! ```
 //!
 //! The case list, and how another language's fixture pack implements the
-//! 2.8–2.10 tools, are in the crate's README.
+//! 2.8–2.10 tools, are in the crate's README, included below.
+#![doc = include_str!("../README.md")]
 
 mod case;
 mod cases;

@@ -132,6 +132,7 @@ impl Suite {
     }
 
     /// Skips every case of `feature`.
+    #[must_use]
     pub fn skip(mut self, feature: Feature) -> Self {
         self.skip.push((feature, None));
         self
@@ -147,24 +148,28 @@ impl Suite {
     ///     .skip_because(Feature::Tenant, "it predates protocol 2.7");
     /// # drop(suite);
     /// ```
+    #[must_use]
     pub fn skip_because(mut self, feature: Feature, reason: impl Into<String>) -> Self {
         self.skip.push((feature, Some(reason.into())));
         self
     }
 
     /// Runs only the cases whose id starts with `prefix`.
+    #[must_use]
     pub fn only(mut self, prefix: impl Into<String>) -> Self {
         self.only = Some(prefix.into());
         self
     }
 
     /// How many cases run at once (6 unless set).
+    #[must_use]
     pub fn concurrency(mut self, n: usize) -> Self {
         self.concurrency = n.max(1);
         self
     }
 
     /// How long one case may take before it fails (45 s unless set).
+    #[must_use]
     pub fn case_timeout(mut self, timeout: Duration) -> Self {
         self.case_timeout = timeout;
         self

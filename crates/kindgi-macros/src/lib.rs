@@ -1,14 +1,7 @@
-//! Attribute macros of the Kindgi pack SDK: [`macro@tool`] and
-//! [`macro@check`], used as `#[kindgi::tool]` and `#[kindgi::check]`.
-//!
-//! They are thin: each keeps the function exactly as written (so it stays
-//! callable and testable) and adds a function that builds the primitive with
-//! the `kindgi` builder API — `kindgi::Tool` or `kindgi::Guardrail` —
-//! which works on its own as well. Everything the macros don't cover is
-//! chained on what they generate.
-//!
-//! The generated code names `::kindgi`, so the crate using the macros
-//! depends on `kindgi` (under that name).
+//! Attribute macros of the Kindgi pack SDK: [`macro@tool`],
+//! [`macro@tools`] and [`macro@check`], used as `#[kindgi::tool]`,
+//! `#[kindgi::tools]` and `#[kindgi::check]`.
+#![doc = include_str!("../README.md")]
 
 mod args;
 mod check;

@@ -33,10 +33,12 @@ pub struct FileValue {
     pub not_shown: Option<String>,
 }
 
-/// The constant `"kindgi.file"` tag of a [`FileValue`].
+/// The constant `"kindgi.file"` tag of a [`FileValue`]; a value of another
+/// type isn't a stored file.
 #[derive(
     Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
+#[non_exhaustive]
 pub enum FileValueType {
     /// `kindgi.file`.
     #[default]
@@ -44,37 +46,40 @@ pub enum FileValueType {
     KindgiFile,
 }
 
-/// Why the runtime stored nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NotStored {
-    /// Not a type a model is shown, or the bytes aren't the type they claim.
-    Type,
-    /// Over its type's limit, or a body past 10 MB.
-    Size,
-    /// The call has stored 10 files.
-    Limit,
-    /// The tenant's storage is full.
-    Storage,
+open_set! {
+    /// Why the runtime stored nothing. A reason a newer runtime adds reads
+    /// as `Other`.
+    NotStored {
+        /// Not a type a model is shown, or the bytes aren't the type they claim.
+        Type = "type",
+        /// Over its type's limit, or a body past 10 MB.
+        Size = "size",
+        /// The call has stored 10 files.
+        Limit = "limit",
+        /// The tenant's storage is full.
+        Storage = "storage",
+    }
 }
 
-/// Why the runtime read nothing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NotRead {
-    /// The call's run may not be shown a file of that id.
-    Rule,
-    /// Deleted, or its bytes are missing.
-    Gone,
-    /// Its bytes aren't the ones that were checked.
-    Changed,
-    /// Over its type's limit.
-    Size,
+open_set! {
+    /// Why the runtime read nothing. A reason a newer runtime adds reads
+    /// as `Other`.
+    NotRead {
+        /// The call's run may not be shown a file of that id.
+        Rule = "rule",
+        /// Deleted, or its bytes are missing.
+        Gone = "gone",
+        /// Its bytes aren't the ones that were checked.
+        Changed = "changed",
+        /// Over its type's limit.
+        Size = "size",
+    }
 }
 
 /// The JSON answer (200) to `POST /v1/tool-files`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(untagged)]
+#[non_exhaustive]
 pub enum StoreAnswer {
     /// `{"file": …}`: stored (or the same bytes stored before in this call).
     Stored {
@@ -115,6 +120,31 @@ mod tests {
             StoreAnswer::NotStored {
                 not_stored: NotStored::Storage
             }
+        );
+    }
+
+    #[test]
+    fn a_newer_runtimes_reasons_read_as_other() {
+        let not: StoreAnswer = serde_json::from_str(r#"{"notStored":"quota"}"#).expect("answer");
+        let StoreAnswer::NotStored { not_stored } = &not else {
+            panic!("not a refusal: {not:?}");
+        };
+        assert!(matches!(not_stored, NotStored::Other(_)));
+        assert_eq!(not_stored.as_str(), "quota");
+        assert_eq!(
+            serde_json::to_string(&not).expect("json"),
+            r#"{"notStored":"quota"}"#
+        );
+        let read: ReadAnswer = serde_json::from_str(r#"{"notRead":"legal-hold"}"#).expect("answer");
+        assert_eq!(read.not_read, NotRead::other("legal-hold"));
+        let read: ReadAnswer = serde_json::from_str(r#"{"notRead":"gone"}"#).expect("answer");
+        assert_eq!(read.not_read, NotRead::Gone);
+        for reason in NotStored::BUILT_IN {
+            assert_eq!(NotStored::parse(reason.as_str()).as_ref(), Some(reason));
+        }
+        assert_eq!(
+            NotRead::built_in_names(),
+            "\"rule\", \"gone\", \"changed\" or \"size\""
         );
     }
 }

@@ -1,20 +1,10 @@
-//! Wire types of Kindgi pack protocol v2 (schema 2.10.0).
+//! Wire types of Kindgi pack protocol v2 (schema 2.10.0) and the pack index.
 //!
-//! This crate holds the messages a Kindgi runtime and a pack service
-//! exchange, the pack index, and the two pure algorithms both sides must
-//! agree on byte for byte: the canonical index JSON ([`canonical`]) and the
-//! call's idempotency key ([`idempotency`]). It does no I/O.
-//!
-//! ```
-//! use kindgi_protocol::{Request, parse_request};
-//!
-//! let body = br#"{"v":2,"kind":"invoke","tool":{"id":"acme.echo"},
-//!                 "input":{"message":"hi"},"ctx":{"tenantId":"t1","runId":"r1"}}"#;
-//! match parse_request(body) {
-//!     Ok(Request::Invoke(invoke)) => assert_eq!(invoke.tool.id, "acme.echo"),
-//!     other => panic!("unexpected: {other:?}"),
-//! }
-//! ```
+//! The crate's README, below, says what it holds.
+#![doc = include_str!("../README.md")]
+
+#[macro_use]
+mod macros;
 
 pub mod canonical;
 mod context;
@@ -26,6 +16,7 @@ pub mod idempotency;
 pub mod ids;
 mod index;
 mod info;
+pub mod percent;
 mod request;
 mod response;
 mod secret;

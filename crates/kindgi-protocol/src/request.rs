@@ -5,11 +5,13 @@ use serde_json::{Map, Value};
 
 use crate::{CallContext, ErrorCode, ErrorResponse};
 
-/// A request message: run a tool, or run a guardrail check.
+/// A request message: run a tool, or run a guardrail check. A kind this
+/// crate doesn't know is a [`ParseError`] (`unexpected-message-kind`).
 // A request is parsed once per call and moved, never stored in bulk:
 // boxing the larger variant would only add an allocation.
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Request {
     /// `kind: "invoke"`.
     Invoke(ToolInvoke),

@@ -6,8 +6,12 @@ use serde_json::{Map, Value};
 use crate::ProtocolV2;
 
 /// A response message: every outcome of running pack code, answered 200.
+///
+/// A kind this crate doesn't know doesn't read: a runtime must understand
+/// every answer it acts on.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind")]
+#[non_exhaustive]
 pub enum Response {
     /// `kind: "result"`: a tool's output.
     #[serde(rename = "result")]
@@ -41,9 +45,9 @@ impl Response {
     }
 
     /// The error code, when this is an error.
-    pub fn error_code(&self) -> Option<ErrorCode> {
+    pub fn error_code(&self) -> Option<&ErrorCode> {
         match self {
-            Self::Error(e) => Some(e.code),
+            Self::Error(e) => Some(&e.code),
             _ => None,
         }
     }
@@ -140,72 +144,53 @@ impl From<bool> for CheckResult {
     }
 }
 
-/// Why running pack code didn't produce a result.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ErrorCode {
-    /// The input failed the tool's input schema (or a check's config its
-    /// config schema).
-    InputValidationFailed,
-    /// The handler's output failed the tool's output schema.
-    OutputValidationFailed,
-    /// The handler's module could not be loaded.
-    HandlerImportFailed,
-    /// The module doesn't export a handler of the right shape.
-    HandlerShapeInvalid,
-    /// The handler threw (returned an error, or panicked).
-    HandlerThrow,
-    /// The app refused a connection's token (protocol 2.9.0).
-    ConnectionRejected,
-    /// The check's module doesn't export a check of the right shape.
-    CheckShapeInvalid,
-    /// The request wasn't a well-formed message.
-    MalformedMessage,
-    /// The request's `v` wasn't 2.
-    UnknownProtocolVersion,
-    /// The request's `kind` wasn't known.
-    UnexpectedMessageKind,
-    /// The pack has no tool of that id.
-    ToolNotInPack,
-    /// The pack has no check of that id.
-    CheckNotInPack,
-    /// The caller asked for another version of the tool.
-    ToolVersionMismatch,
-    /// The call passed its deadline.
-    DeadlineExceeded,
-    /// The caller closed the connection.
-    Cancelled,
-    /// A tool tried to pause without a wait token (protocol 2.8.0).
-    PauseNotAvailable,
-}
-
-impl ErrorCode {
-    /// The code as it appears on the wire and in logs.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::InputValidationFailed => "input-validation-failed",
-            Self::OutputValidationFailed => "output-validation-failed",
-            Self::HandlerImportFailed => "handler-import-failed",
-            Self::HandlerShapeInvalid => "handler-shape-invalid",
-            Self::HandlerThrow => "handler-throw",
-            Self::ConnectionRejected => "connection-rejected",
-            Self::CheckShapeInvalid => "check-shape-invalid",
-            Self::MalformedMessage => "malformed-message",
-            Self::UnknownProtocolVersion => "unknown-protocol-version",
-            Self::UnexpectedMessageKind => "unexpected-message-kind",
-            Self::ToolNotInPack => "tool-not-in-pack",
-            Self::CheckNotInPack => "check-not-in-pack",
-            Self::ToolVersionMismatch => "tool-version-mismatch",
-            Self::DeadlineExceeded => "deadline-exceeded",
-            Self::Cancelled => "cancelled",
-            Self::PauseNotAvailable => "pause-not-available",
-        }
-    }
-}
-
-impl std::fmt::Display for ErrorCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+open_set! {
+    /// Why running pack code didn't produce a result (an error's `code`).
+    ///
+    /// A code this crate doesn't know, from a newer pack service, reads as
+    /// `Other` and is written back as it came:
+    ///
+    /// ```
+    /// use kindgi_protocol::ErrorCode;
+    /// let code: ErrorCode = serde_json::from_str("\"quota-exceeded\"").unwrap();
+    /// assert_eq!(code, ErrorCode::other("quota-exceeded"));
+    /// assert_eq!(code.as_str(), "quota-exceeded");
+    /// assert_eq!(ErrorCode::other("handler-throw"), ErrorCode::HandlerThrow);
+    /// ```
+    ErrorCode {
+        /// The input failed the tool's input schema (or a check's config its
+        /// config schema).
+        InputValidationFailed = "input-validation-failed",
+        /// The handler's output failed the tool's output schema.
+        OutputValidationFailed = "output-validation-failed",
+        /// The handler's module could not be loaded.
+        HandlerImportFailed = "handler-import-failed",
+        /// The module doesn't export a handler of the right shape.
+        HandlerShapeInvalid = "handler-shape-invalid",
+        /// The handler threw (returned an error, or panicked).
+        HandlerThrow = "handler-throw",
+        /// The app refused a connection's token (protocol 2.9.0).
+        ConnectionRejected = "connection-rejected",
+        /// The check's module doesn't export a check of the right shape.
+        CheckShapeInvalid = "check-shape-invalid",
+        /// The request wasn't a well-formed message.
+        MalformedMessage = "malformed-message",
+        /// The request's `v` wasn't 2.
+        UnknownProtocolVersion = "unknown-protocol-version",
+        /// The request's `kind` wasn't known.
+        UnexpectedMessageKind = "unexpected-message-kind",
+        /// The pack has no tool of that id.
+        ToolNotInPack = "tool-not-in-pack",
+        /// The pack has no check of that id.
+        CheckNotInPack = "check-not-in-pack",
+        /// The caller asked for another version of the tool.
+        ToolVersionMismatch = "tool-version-mismatch",
+        /// The call passed its deadline.
+        DeadlineExceeded = "deadline-exceeded",
+        /// The caller closed the connection.
+        Cancelled = "cancelled",
+        /// A tool tried to pause without a wait token (protocol 2.8.0).
+        PauseNotAvailable = "pause-not-available",
     }
 }
 
@@ -225,9 +210,10 @@ pub struct ErrorResponse {
     /// Present when the error is about a check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub check_id: Option<String>,
-    /// The serialized throw for `handler-throw`.
+    /// The serialized throw for `handler-throw` (boxed: most errors have
+    /// none, and every response is the size of its largest kind).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cause: Option<ThrownCause>,
+    pub cause: Option<Box<ThrownCause>>,
     /// Present for input / output validation failures.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub issues: Option<Vec<Issue>>,
@@ -252,26 +238,30 @@ impl ErrorResponse {
     }
 
     /// The same error, about a tool.
+    #[must_use]
     pub fn for_tool(mut self, tool_id: impl Into<String>) -> Self {
         self.tool_id = Some(tool_id.into());
         self
     }
 
     /// The same error, about a check.
+    #[must_use]
     pub fn for_check(mut self, check_id: impl Into<String>) -> Self {
         self.check_id = Some(check_id.into());
         self
     }
 
     /// The same error with its validation issues.
+    #[must_use]
     pub fn with_issues(mut self, issues: Vec<Issue>) -> Self {
         self.issues = Some(issues);
         self
     }
 
     /// The same error with the serialized throw.
+    #[must_use]
     pub fn with_cause(mut self, cause: ThrownCause) -> Self {
-        self.cause = Some(cause);
+        self.cause = Some(Box::new(cause));
         self
     }
 }
@@ -339,14 +329,31 @@ mod tests {
 
     #[test]
     fn every_code_round_trips() {
-        for code in [
-            ErrorCode::InputValidationFailed,
-            ErrorCode::ConnectionRejected,
-            ErrorCode::PauseNotAvailable,
-            ErrorCode::DeadlineExceeded,
-        ] {
+        assert_eq!(ErrorCode::BUILT_IN.len(), 16);
+        for code in ErrorCode::BUILT_IN {
             let json = serde_json::to_value(code).expect("ok");
             assert_eq!(json, Value::String(code.as_str().to_owned()));
+            assert_eq!(
+                &serde_json::from_value::<ErrorCode>(json).expect("reads"),
+                code
+            );
         }
+        assert_eq!(
+            ErrorCode::PauseNotAvailable.built_in_str(),
+            Some("pause-not-available")
+        );
+    }
+
+    #[test]
+    fn an_unknown_code_reads_and_writes_back_as_sent() {
+        let body = r#"{"kind":"error","v":2,"code":"quota-exceeded","message":"m"}"#;
+        let response: Response = serde_json::from_str(body).expect("reads");
+        let code = response.error_code().expect("an error");
+        assert!(matches!(code, ErrorCode::Other(_)));
+        assert_eq!(code.as_str(), "quota-exceeded");
+        assert_eq!(code.built_in_str(), None);
+        assert_eq!(serde_json::to_string(&response).expect("writes"), body);
+        let empty = r#"{"kind":"error","v":2,"code":"","message":"m"}"#;
+        assert!(serde_json::from_str::<Response>(empty).is_err());
     }
 }

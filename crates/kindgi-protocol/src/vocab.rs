@@ -11,6 +11,12 @@
 //!   `Other`, made with `other("…")`; reading a known name always gives its
 //!   variant, never `Other`.
 //!
+//! The protocol's own open lists are of the second kind too:
+//! [`ErrorCode`](crate::ErrorCode) (a newer pack service may answer a code
+//! this crate doesn't know), and [`NotStored`](crate::NotStored) and
+//! [`NotRead`](crate::NotRead) (a newer runtime may refuse a file for a new
+//! reason).
+//!
 //! ```
 //! use kindgi_protocol::vocab::{EffectKind, OnViolation};
 //!
@@ -21,157 +27,9 @@
 //! assert_eq!(serde_json::to_value(OnViolation::Halt).unwrap(), "halt");
 //! ```
 
-use std::fmt;
-
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-/// Declares a closed list: its variants and their wire spelling.
-macro_rules! closed_set {
-    (
-        $(#[$meta:meta])*
-        $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $wire:literal, )+ }
-    ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum $name {
-            $( $(#[$vmeta])* $variant, )+
-        }
-
-        impl $name {
-            /// Every value, in the schema's order.
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            /// The value as the index spells it.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    $($name::$variant => $wire,)+
-                }
-            }
-
-            /// The value spelt `wire`, if the list has it.
-            pub fn parse(wire: &str) -> Option<Self> {
-                match wire {
-                    $($wire => Some($name::$variant),)+
-                    _ => None,
-                }
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let wire = String::deserialize(deserializer)?;
-                Self::parse(&wire).ok_or_else(|| {
-                    serde::de::Error::custom(format!(
-                        "unknown {} {wire:?}: one of {}",
-                        stringify!($name),
-                        spelled(Self::ALL.iter().map(|v| v.as_str()))
-                    ))
-                })
-            }
-        }
-    };
-}
-
-/// Declares an open list: its built-in variants, their wire spelling, and
-/// `Other` for any other non-empty name.
-macro_rules! open_set {
-    (
-        $(#[$meta:meta])*
-        $name:ident { $( $(#[$vmeta:meta])* $variant:ident = $wire:literal, )+ }
-    ) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-        #[non_exhaustive]
-        pub enum $name {
-            $( $(#[$vmeta])* $variant, )+
-            /// A value this crate doesn't know yet (a newer runtime's, or an
-            /// adapter's): made with `other`, never empty, never a built-in
-            /// value's spelling.
-            Other(OtherName),
-        }
-
-        impl $name {
-            /// The built-in values, in the schema's order.
-            pub const BUILT_IN: &'static [$name] = &[$($name::$variant),+];
-
-            /// A value the built-in list doesn't have. A built-in's spelling
-            /// gives that variant, so `other("halt")` is `Halt`; an empty
-            /// name stays `Other("")`, which the indexer refuses.
-            pub fn other(name: impl Into<String>) -> Self {
-                let name = name.into();
-                match Self::built_in(&name) {
-                    Some(known) => known,
-                    None => $name::Other(OtherName(name)),
-                }
-            }
-
-            /// The value as the index spells it.
-            pub fn as_str(&self) -> &str {
-                match self {
-                    $($name::$variant => $wire,)+
-                    $name::Other(name) => &name.0,
-                }
-            }
-
-            /// The value spelt `wire`: a built-in's variant, else `Other`;
-            /// `None` for an empty name.
-            pub fn parse(wire: &str) -> Option<Self> {
-                (!wire.is_empty()).then(|| Self::other(wire))
-            }
-
-            /// The built-in value spelt `wire`, if there is one.
-            pub fn built_in(wire: &str) -> Option<Self> {
-                match wire {
-                    $($wire => Some($name::$variant),)+
-                    _ => None,
-                }
-            }
-
-            /// The built-in values' spellings, for messages: `"a", "b" or "c"`.
-            pub fn built_in_names() -> String {
-                spelled(Self::BUILT_IN.iter().map(|v| v.as_str()))
-            }
-        }
-
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let wire = String::deserialize(deserializer)?;
-                Self::parse(&wire).ok_or_else(|| {
-                    serde::de::Error::custom(concat!("an empty ", stringify!($name)))
-                })
-            }
-        }
-    };
-}
-
 /// The name inside an open list's `Other`: any name but a built-in's.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct OtherName(String);
+pub struct OtherName(pub(crate) String);
 
 impl OtherName {
     /// The name.
@@ -181,7 +39,7 @@ impl OtherName {
 }
 
 /// `"a", "b" or "c"`.
-fn spelled<'a>(names: impl Iterator<Item = &'a str>) -> String {
+pub(crate) fn spelled<'a>(names: impl Iterator<Item = &'a str>) -> String {
     let names: Vec<String> = names.map(|n| format!("\"{n}\"")).collect();
     match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),

@@ -30,8 +30,6 @@ impl std::error::Error for BadFileName {}
 ///
 /// [`BadFileName`] when the decoded bytes are not UTF-8.
 pub fn decode_file_name(raw: &str) -> Result<Option<String>, BadFileName> {
-    let name = percent_encoding::percent_decode_str(raw)
-        .decode_utf8()
-        .map_err(|_| BadFileName)?;
-    Ok((!name.is_empty()).then(|| name.into_owned()))
+    let name = kindgi_protocol::percent::decode_component(raw).ok_or(BadFileName)?;
+    Ok((!name.is_empty()).then_some(name))
 }

@@ -8,9 +8,10 @@
 
 use std::collections::HashMap;
 
+use kindgi_protocol::percent::decode_component;
 use serde_json::Value;
 
-use crate::pointer::{percent_decode, push_token};
+use crate::pointer::push_token;
 
 /// Keywords whose presence makes Ajv compile a referenced schema separately.
 const REF_KEYWORDS: [&str; 5] = [
@@ -125,7 +126,7 @@ fn resolve(
             })
             .map(|(_, pointer)| pointer.clone())?
     };
-    let fragment = percent_decode(fragment)?;
+    let fragment = decode_component(fragment)?;
     let pointer = if fragment.is_empty() {
         base_pointer
     } else if fragment.starts_with('/') {

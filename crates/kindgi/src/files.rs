@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use crate::percent::encode_component;
 use bytes::Bytes;
+use kindgi_protocol::percent::encode_component;
 use kindgi_protocol::{FileValue, NotRead, NotStored, ReadAnswer, Secret, StoreAnswer, headers};
 
 /// How long a files request may outlive the call's deadline.
@@ -169,6 +169,7 @@ impl Files {
         Ok(match answer {
             StoreAnswer::Stored { file } => Stored::File(file),
             StoreAnswer::NotStored { not_stored } => Stored::NotStored(not_stored),
+            _ => return Err(FilesError::Transport("unknown store answer".to_owned())),
         })
     }
 

@@ -10,7 +10,6 @@ mod files;
 pub mod index;
 mod log;
 mod log_events;
-mod percent;
 mod schema;
 mod service;
 mod source;
@@ -20,8 +19,6 @@ pub use authoring::agent::Agent;
 pub use authoring::check::{Guardrail, IntoCheckResult};
 pub use authoring::flow;
 pub use authoring::flow::Flow;
-#[doc(hidden)]
-pub use authoring::handler::ErasedHandler;
 pub use authoring::handler::{AsyncHandler, BlockingHandler};
 pub use authoring::pack::Pack;
 pub use authoring::refs::{AgentRef, GuardrailRef, ToolRef};
@@ -37,19 +34,19 @@ pub use kindgi_protocol::vocab::{
     EffectKind, GuardrailKind, OnViolation, Sandbox, ScopeWhen, Severity,
 };
 pub use kindgi_protocol::{CheckResult, Connection, FileValue, NotRead, NotStored, Secret};
-pub use percent::encode_component;
 pub use schema::{input_schema_for, output_schema_for};
 pub use schemars;
 pub use serde;
 pub use serde_json;
+pub use source::SourceFile;
 pub use tracing;
 
-/// The process's allocator with the `mimalloc` feature: see the feature's
-/// note in this crate's `Cargo.toml`.
-#[cfg(feature = "mimalloc")]
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-pub use source::SourceFile;
+/// The plumbing of the handler traits, public only because their methods
+/// return it: not part of the API.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::authoring::handler::ErasedHandler;
+}
 
 /// The workspace README's examples, compiled and run as doctests.
 #[cfg(doctest)]

@@ -176,8 +176,8 @@ async fn pauses_without_a_runtime_are_not_available() {
     let pack = TestPack::new(pack()).expect("valid pack");
     let answer = pack.call("t.approve", json!({}), TestContext::new()).await;
     assert_eq!(
-        answer.error().map(|e| e.code),
-        Some(ErrorCode::PauseNotAvailable)
+        answer.error().map(|e| &e.code),
+        Some(&ErrorCode::PauseNotAvailable)
     );
 }
 

@@ -233,8 +233,8 @@ async fn a_large_refund_without_a_wait_link_cannot_pause() {
         )
         .await;
     assert_eq!(
-        answer.error().map(|e| e.code),
-        Some(ErrorCode::PauseNotAvailable)
+        answer.error().map(|e| &e.code),
+        Some(&ErrorCode::PauseNotAvailable)
     );
 }
 
@@ -416,8 +416,8 @@ fn the_check_halts_on_a_card_number() {
         json!({"output": ""}),
     );
     assert_eq!(
-        bad_config.error().map(|e| e.code),
-        Some(ErrorCode::InputValidationFailed)
+        bad_config.error().map(|e| &e.code),
+        Some(&ErrorCode::InputValidationFailed)
     );
 }
 

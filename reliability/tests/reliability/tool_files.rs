@@ -179,26 +179,26 @@ async fn hostile_names_are_stored_as_labels_only() {
     let names: Vec<(String, String)> = vec![
         (
             "../../../../etc/passwd".into(),
-            kindgi::encode_component("../../../../etc/passwd"),
+            kindgi::protocol::percent::encode_component("../../../../etc/passwd"),
         ),
         (
             "..\\..\\boot.ini".into(),
-            kindgi::encode_component("..\\..\\boot.ini"),
+            kindgi::protocol::percent::encode_component("..\\..\\boot.ini"),
         ),
         (
             "/absolute/path".into(),
-            kindgi::encode_component("/absolute/path"),
+            kindgi::protocol::percent::encode_component("/absolute/path"),
         ),
         ("nul\0inside.txt".into(), "nul%00inside.txt".into()),
         ("\0".into(), "%00".into()),
         (
             "line\r\nX-Injected: yes".into(),
-            kindgi::encode_component("line\r\nX-Injected: yes"),
+            kindgi::protocol::percent::encode_component("line\r\nX-Injected: yes"),
         ),
         (long.clone(), long.clone()),
         (
             "é".repeat(3000),
-            kindgi::encode_component(&"é".repeat(3000)),
+            kindgi::protocol::percent::encode_component(&"é".repeat(3000)),
         ),
         ("%2e%2e%2f".into(), "%252e%252e%252f".into()),
         (

@@ -65,7 +65,7 @@ pub(crate) fn banner(
         None => {}
     }
     text.push_str(
-        "  Every save of src/, Cargo.toml or the .env files rebuilds and swaps it in; Ctrl-C stops.",
+        "  A save of any file the build used (path dependencies too) or of the .env files rebuilds and swaps it in; Ctrl-C stops.",
     );
     text
 }

@@ -1,6 +1,9 @@
 //! Building and indexing the pack: `cargo build` of its crate (its binary
-//! found in cargo's JSON messages), then `<bin> index`.
+//! found in cargo's JSON messages), then `<bin> index`. Each build also
+//! says what it was built from ([`Inputs`]): the path packages cargo's
+//! messages name, and the files cargo's dep-info for the binary lists.
 
+use std::collections::BTreeSet;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -60,6 +63,21 @@ fn cargo() -> std::ffi::OsString {
         .unwrap_or_else(|| "cargo".into())
 }
 
+/// What a build was built from, as far as cargo says: for the watcher.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Inputs {
+    /// The folders of the build's path packages (the pack's, and its path
+    /// dependencies'), as their manifests name them.
+    pub(crate) packages: BTreeSet<PathBuf>,
+    /// Every file cargo's dep-info for the binary lists (sources of path
+    /// packages, files they include, build scripts' `rerun-if-changed`),
+    /// but what lies under the build's output folders or cargo's home.
+    pub(crate) files: BTreeSet<PathBuf>,
+    /// The manifest of the workspace the pack belongs to, when there is one
+    /// above the pack's folder.
+    pub(crate) workspace_manifest: Option<PathBuf>,
+}
+
 /// What cargo's JSON messages said.
 #[derive(Debug, Default)]
 struct Messages {
@@ -68,6 +86,10 @@ struct Messages {
     errors: Vec<String>,
     warnings: Vec<String>,
     success: Option<bool>,
+    /// The folders of the path packages any message named.
+    packages: BTreeSet<PathBuf>,
+    /// Build scripts' output folders.
+    out_dirs: Vec<PathBuf>,
 }
 
 impl Messages {
@@ -76,6 +98,14 @@ impl Messages {
         let Ok(message) = serde_json::from_str::<Value>(line) else {
             return;
         };
+        if let (Some(id), Some(manifest)) = (
+            message["package_id"].as_str(),
+            message["manifest_path"].as_str(),
+        ) && is_path_package(id)
+            && let Some(dir) = Path::new(manifest).parent()
+        {
+            self.packages.insert(dir.to_path_buf());
+        }
         match message["reason"].as_str() {
             Some("compiler-message") => {
                 let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
@@ -100,6 +130,11 @@ impl Messages {
                     let name = message["target"]["name"].as_str().unwrap_or_default();
                     self.binaries
                         .push((name.to_owned(), PathBuf::from(executable)));
+                }
+            }
+            Some("build-script-executed") => {
+                if let Some(out_dir) = message["out_dir"].as_str() {
+                    self.out_dirs.push(PathBuf::from(out_dir));
                 }
             }
             Some("build-finished") => self.success = message["success"].as_bool(),
@@ -155,6 +190,110 @@ impl Messages {
     }
 }
 
+/// Whether a cargo package id is a path package's, in the current
+/// (`path+file:///…#name@1.0.0`) or the older (`name 1.0.0 (path+file:///…)`)
+/// spelling.
+fn is_path_package(id: &str) -> bool {
+    id.starts_with("path+") || id.contains("(path+")
+}
+
+/// The files a dep-info file (`target: dep dep…`, spaces in a path
+/// escaped as `\ `) lists after its targets; a relative path is taken
+/// from `base`.
+fn dep_info_files(text: &str, base: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for line in text.lines() {
+        let Some((_target, deps)) = line.split_once(": ") else {
+            continue;
+        };
+        let mut current = String::new();
+        let mut chars = deps.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&' ') => {
+                    current.push(' ');
+                    chars.next();
+                }
+                ' ' => {
+                    if !current.is_empty() {
+                        files.push(base.join(std::mem::take(&mut current)));
+                    }
+                }
+                c => current.push(c),
+            }
+        }
+        if !current.is_empty() {
+            files.push(base.join(current));
+        }
+    }
+    files
+}
+
+/// Where cargo keeps the registry's and git dependencies' sources.
+fn cargo_home() -> Option<PathBuf> {
+    std::env::var_os("CARGO_HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
+}
+
+/// The dep-info file cargo writes beside a binary: `<bin>.d`.
+fn dep_info_of(executable: &Path) -> Option<PathBuf> {
+    let name = executable.file_name()?.to_str()?;
+    let stem = name
+        .strip_suffix(std::env::consts::EXE_SUFFIX)
+        .filter(|stem| !stem.is_empty())
+        .unwrap_or(name);
+    Some(executable.with_file_name(format!("{stem}.d")))
+}
+
+/// The manifest of the nearest folder above `pack_dir` whose `Cargo.toml`
+/// has a `[workspace]` table.
+fn workspace_manifest(pack_dir: &Path) -> Option<PathBuf> {
+    pack_dir.ancestors().skip(1).find_map(|dir| {
+        let manifest = dir.join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).ok()?;
+        let doc: toml::Table = text.parse().ok()?;
+        doc.contains_key("workspace").then_some(manifest)
+    })
+}
+
+impl Messages {
+    /// What the build was built from: the packages the messages named, and
+    /// the files of the binary's dep-info, when the build made one.
+    fn inputs(&self, pack_dir: &Path, executable: Option<&Path>) -> Inputs {
+        let mut inputs = Inputs {
+            packages: self.packages.clone(),
+            workspace_manifest: workspace_manifest(pack_dir),
+            ..Inputs::default()
+        };
+        let Some(executable) = executable else {
+            return inputs;
+        };
+        let Some(text) = dep_info_of(executable).and_then(|d| std::fs::read_to_string(d).ok())
+        else {
+            return inputs;
+        };
+        // Nothing the build writes, nor the registry's sources, is source.
+        let mut outputs: Vec<PathBuf> = self.out_dirs.clone();
+        outputs.extend(
+            executable
+                .parent()
+                .and_then(Path::parent)
+                .map(Path::to_path_buf),
+        );
+        if let Some(home) = cargo_home() {
+            outputs.push(home.join("registry"));
+            outputs.push(home.join("git"));
+        }
+        inputs.files = dep_info_files(&text, pack_dir)
+            .into_iter()
+            .filter(|file| !outputs.iter().any(|out| file.starts_with(out)))
+            .collect();
+        inputs
+    }
+}
+
 fn same_file(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
@@ -169,11 +308,19 @@ fn package_name(manifest: &Path) -> Option<String> {
     doc.get("package")?.get("name")?.as_str().map(str::to_owned)
 }
 
-/// Runs `cargo build` on the pack and finds its binary.
+/// Runs `cargo build` on the pack and finds its binary; says what the
+/// build was built from, whether it succeeded or not.
 ///
 /// Cargo's own progress stays quiet, except a line saying it waits for
 /// another build's lock; the compiler's errors are the failure's details.
-pub(crate) async fn build(options: &BuildOptions) -> Result<Built, Failure> {
+pub(crate) async fn build(options: &BuildOptions) -> (Inputs, Result<Built, Failure>) {
+    let mut messages = Messages::default();
+    let built = run_cargo(options, &mut messages).await;
+    let executable = built.as_ref().ok().map(|b| b.executable.as_path());
+    (messages.inputs(&options.pack_dir, executable), built)
+}
+
+async fn run_cargo(options: &BuildOptions, messages: &mut Messages) -> Result<Built, Failure> {
     let started = Instant::now();
     let manifest = options.pack_dir.join("Cargo.toml");
     let format = if std::io::stderr().is_terminal() {
@@ -223,7 +370,6 @@ pub(crate) async fn build(options: &BuildOptions) -> Result<Built, Failure> {
             kept
         })
     });
-    let mut messages = Messages::default();
     if let Some(stdout) = child.stdout.take() {
         let mut lines = BufReader::new(stdout).lines();
         while let Ok(Some(line)) = lines.next_line().await {
@@ -239,7 +385,7 @@ pub(crate) async fn build(options: &BuildOptions) -> Result<Built, Failure> {
         None => Vec::new(),
     };
     if !status.success() || messages.success == Some(false) {
-        let mut details = messages.errors;
+        let mut details = std::mem::take(&mut messages.errors);
         if details.is_empty() {
             details = cargo_errors;
         }
@@ -249,7 +395,7 @@ pub(crate) async fn build(options: &BuildOptions) -> Result<Built, Failure> {
     Ok(Built {
         executable,
         took: started.elapsed(),
-        warnings: messages.warnings,
+        warnings: std::mem::take(&mut messages.warnings),
     })
 }
 
@@ -362,6 +508,59 @@ mod tests {
         );
         assert_eq!(messages.binary(None, Some("b")), Ok(PathBuf::from("/t/b")));
         assert_eq!(messages.binary(Some("a"), None), Ok(PathBuf::from("/t/a")));
+    }
+
+    #[test]
+    fn reads_dep_info_and_the_path_packages_named() {
+        let dir = tempfile::tempdir().expect("dir");
+        let target = dir.path().join("target");
+        let executable = target
+            .join("debug")
+            .join(format!("pack{}", std::env::consts::EXE_SUFFIX));
+        std::fs::create_dir_all(executable.parent().expect("parent")).expect("mkdir");
+        let pack = dir.path().join("my pack");
+        let helper = dir.path().join("helper");
+        let home = cargo_home().expect("cargo home");
+        let registry = home.join("registry/src/index/serde-1.0.0/src/lib.rs");
+        let out_dir = target.join("debug/build/pack-1/out");
+        let dep_info = format!(
+            "{exe}: {pack}/src/main.rs {pack}/src/tools/echo.rs {helper}/src/lib.rs {helper}/words.txt {registry} {out}/generated.rs src/relative.rs\n",
+            exe = executable.display(),
+            pack = pack.display().to_string().replace(' ', "\\ "),
+            helper = helper.display(),
+            registry = registry.display(),
+            out = out_dir.display(),
+        );
+        std::fs::write(dep_info_of(&executable).expect("dep-info path"), dep_info).expect("write");
+
+        let mut messages = Messages::default();
+        for line in [
+            serde_json::json!({"reason": "compiler-artifact", "package_id": format!("path+file://{}#helper@0.1.0", helper.display()),
+                "manifest_path": helper.join("Cargo.toml"), "target": {"name": "helper", "kind": ["lib"]}}),
+            serde_json::json!({"reason": "compiler-artifact", "package_id": "registry+https://github.com/rust-lang/crates.io-index#serde@1.0.0",
+                "manifest_path": home.join("registry/src/index/serde-1.0.0/Cargo.toml"), "target": {"name": "serde", "kind": ["lib"]}}),
+            serde_json::json!({"reason": "build-script-executed", "package_id": format!("pack 0.1.0 (path+file://{})", pack.display()),
+                "manifest_path": pack.join("Cargo.toml"), "out_dir": out_dir}),
+        ] {
+            messages.read(&line.to_string(), &pack.join("Cargo.toml"));
+        }
+        let inputs = messages.inputs(&pack, Some(&executable));
+        assert_eq!(
+            inputs.packages,
+            BTreeSet::from([helper.clone(), pack.clone()])
+        );
+        assert_eq!(
+            inputs.files,
+            BTreeSet::from([
+                pack.join("src/main.rs"),
+                pack.join("src/tools/echo.rs"),
+                pack.join("src/relative.rs"),
+                helper.join("src/lib.rs"),
+                helper.join("words.txt"),
+            ])
+        );
+        // Without a binary (a failed build), the packages alone.
+        assert!(messages.inputs(&pack, None).files.is_empty());
     }
 
     #[test]

@@ -6,11 +6,12 @@
 //!  caller ──▶│ front (one URL, one token) ──▶ gen N │──▶ <pack> serve (PORT=0)
 //!            │        │                    ╲ gen N-1 (draining after SIGTERM)
 //!            │        └── dev runtime (files grants, wait links)
-//!            │ watcher: src/ + Cargo.toml mtimes ──▶ cargo build ──▶ <pack> index ──▶ boot ──▶ swap
+//!            │ watcher: what the build used ──▶ cargo build ──▶ <pack> index ──▶ boot ──▶ swap
 //!            └─────────────────────────────────────┘
 //! ```
 //!
-//! The parts, top to bottom: [`watch`] notices a save; [`build`] runs
+//! The parts, top to bottom: [`watch`] notices a save of any file the last
+//! build used (cargo's dep-info, path dependencies included); [`build`] runs
 //! `cargo build` and the pack's `index`; [`child`] starts `<pack> serve`
 //! and waits for its `listening` record; the supervisor here swaps the
 //! [`front`]'s upstream to the new process and SIGTERMs the old one, which
@@ -19,7 +20,7 @@
 //! restarted, [`MAX_RESTARTS`] times at most.
 //!
 //! The process starts with the environment a deployed pack would have
-//! ([`env`]) plus the pack's `.env`; the front adds the secrets and
+//! ([`env`](mod@env)) plus the pack's `.env`; the front adds the secrets and
 //! connections of `.kindgi/secrets.env` and `.kindgi/connections.env` to
 //! the calls of tools that declare them ([`local`]). A save of those files
 //! rebuilds too.
@@ -37,7 +38,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, bail};
 use kindgi_protocol::PackIndex;
@@ -48,10 +49,11 @@ use tokio::task::JoinHandle;
 
 use crate::out::{counted, say};
 
-use self::build::{BuildOptions, Failure};
+use self::build::{BuildOptions, Failure, Inputs};
 use self::child::{Children, Exited, Launch, Process};
 use self::front::{Front, Upstream};
 use self::local::CallValues;
+use self::watch::Watched;
 
 /// How many times in a row a process that died on its own is restarted.
 pub(crate) const MAX_RESTARTS: u32 = 3;
@@ -193,9 +195,10 @@ pub(crate) async fn run(
 
     let (events_tx, mut events) = mpsc::unbounded_channel();
     let (exits_tx, mut exits) = mpsc::unbounded_channel();
+    let (sources, watched) = signal::channel(Arc::new(Watched::pack(&pack_dir)));
     let watcher = {
         let events = events_tx.clone();
-        tokio::spawn(watch::watch(pack_dir.clone(), options.poll, move || {
+        tokio::spawn(watch::watch(watched, options.poll, move || {
             events.send(Event::Changed).is_ok()
         }))
     };
@@ -213,6 +216,7 @@ pub(crate) async fn run(
         children: Children::default(),
         events: events_tx,
         exits: exits_tx,
+        sources: Arc::new(sources),
         current: None,
         crashed: None,
         draining: HashMap::new(),
@@ -298,6 +302,8 @@ struct Supervisor {
     children: Children,
     events: mpsc::UnboundedSender<Event>,
     exits: mpsc::UnboundedSender<Exited>,
+    /// Where each build says what the watcher watches from then on.
+    sources: Arc<signal::Sender<Arc<Watched>>>,
     /// The process the front sends calls to.
     current: Option<Serving>,
     /// The process that died, while it is being restarted.
@@ -342,8 +348,10 @@ impl Supervisor {
         let children = self.children.clone();
         let exits = self.exits.clone();
         let events = self.events.clone();
+        let sources = Arc::clone(&self.sources);
         self.building = Some(tokio::spawn(async move {
-            let outcome = prepare(&build, &dir, token, generation, &children, exits).await;
+            let outcome =
+                prepare(&build, &dir, token, generation, &children, exits, &sources).await;
             let _ = events.send(Event::Prepared {
                 outcome: Box::new(outcome),
                 restart: false,
@@ -524,9 +532,41 @@ impl Supervisor {
     }
 }
 
+/// Tells the watcher what a build that started at `started` was built
+/// from: the pack folder's own files, each path package's, the workspace's
+/// manifest and every file of the binary's dep-info. A failed build names
+/// fewer files than the build before it, so those stay watched too.
+fn watch_inputs(
+    sources: &signal::Sender<Arc<Watched>>,
+    pack_dir: &Path,
+    inputs: &Inputs,
+    succeeded: bool,
+    started: SystemTime,
+) {
+    let mut next = Watched::pack(pack_dir);
+    if !succeeded {
+        next.extend(&sources.borrow());
+    }
+    for package in &inputs.packages {
+        next.package(package);
+    }
+    for file in inputs.files.iter().chain(&inputs.workspace_manifest) {
+        next.file(file.clone());
+    }
+    let next = next.named_at(started);
+    sources.send_if_modified(|current| {
+        if current.same_files(&next) {
+            return false;
+        }
+        *current = Arc::new(next);
+        true
+    });
+}
+
 /// Builds, indexes and boots one generation: its process gets the
 /// environment a deployed pack would have, plus the pack's `.env`; its
-/// calls get the secrets and connections of `.kindgi/`.
+/// calls get the secrets and connections of `.kindgi/`. What the build
+/// was built from goes to the watcher through `sources`.
 async fn prepare(
     build: &BuildOptions,
     dir: &Path,
@@ -534,9 +574,13 @@ async fn prepare(
     generation: u64,
     children: &Children,
     exits: mpsc::UnboundedSender<Exited>,
+    sources: &signal::Sender<Arc<Watched>>,
 ) -> Result<Serving, Failure> {
     let local = local::load(&build.pack_dir).map_err(|e| Failure::new(e, Vec::new()))?;
-    let built = build::build(build).await?;
+    let started = SystemTime::now();
+    let (inputs, built) = build::build(build).await;
+    watch_inputs(sources, &build.pack_dir, &inputs, built.is_ok(), started);
+    let built = built?;
     for warning in &built.warnings {
         eprintln!("{warning}");
     }

@@ -13,8 +13,14 @@
 //! required = ["DATABASE_URL"]  # the service isn't ready without them
 //! optional = ["LOG_SQL"]
 //! ```
+//!
+//! The package's version may be the workspace's (`version.workspace =
+//! true`): [`read_pack_config`] then reads it from `[workspace.package]` of
+//! the enclosing workspace, found as cargo finds it (the manifest's own
+//! `[workspace]`, its `package.workspace` path, else the nearest folder
+//! above whose `Cargo.toml` has `[workspace]`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use kindgi_protocol::EnvSpec;
 use toml::Value;
@@ -51,7 +57,8 @@ pub(crate) fn env_name_problem(name: &str) -> Option<String> {
     }
 }
 
-/// Reads `<pack_dir>/Cargo.toml`.
+/// Reads `<pack_dir>/Cargo.toml`, and the enclosing workspace's manifest
+/// when the package's version is the workspace's.
 ///
 /// # Errors
 ///
@@ -60,15 +67,40 @@ pub fn read_pack_config(pack_dir: &Path) -> Result<PackConfig, Vec<String>> {
     let path = pack_dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| vec![format!("Cannot read {}: {e}", path.display())])?;
-    parse_pack_config(&text, &path.display().to_string())
+    let origin = path.display().to_string();
+    parse_with(&text, &origin, &|doc| {
+        workspace_version(doc, pack_dir, &origin)
+    })
 }
 
 /// Parses the text of a pack's `Cargo.toml`; `origin` names it in messages.
+///
+/// Text alone has no folder to find a workspace from: a version inherited
+/// from the workspace (`version.workspace = true`) is read only from the
+/// same manifest's `[workspace.package]`. [`read_pack_config`] finds the
+/// enclosing workspace.
 ///
 /// # Errors
 ///
 /// As [`read_pack_config`].
 pub fn parse_pack_config(text: &str, origin: &str) -> Result<PackConfig, Vec<String>> {
+    parse_with(text, origin, &|doc| match doc.get("workspace") {
+        Some(_) => version_of_workspace(doc, origin, origin),
+        None => Err(format!(
+            "{origin}: the package's version is the workspace's (version.workspace = true), and this manifest alone doesn't say the workspace's version: set version in [package.metadata.kindgi]"
+        )),
+    })
+}
+
+/// The workspace's package version, for a manifest whose `[package]`
+/// version is `{ workspace = true }`.
+type WorkspaceVersion<'a> = dyn Fn(&toml::Table) -> Result<String, String> + 'a;
+
+fn parse_with(
+    text: &str,
+    origin: &str,
+    workspace: &WorkspaceVersion<'_>,
+) -> Result<PackConfig, Vec<String>> {
     let doc: toml::Table = text.parse().map_err(|e: toml::de::Error| {
         vec![format!("{origin} is not valid TOML: {}", e.message())]
     })?;
@@ -112,6 +144,14 @@ pub fn parse_pack_config(text: &str, origin: &str) -> Result<PackConfig, Vec<Str
         }
         None => match package.and_then(|p| p.get("version")) {
             Some(Value::String(v)) => v.clone(),
+            Some(Value::Table(inherit))
+                if inherit.get("workspace").and_then(Value::as_bool) == Some(true) =>
+            {
+                workspace(&doc).unwrap_or_else(|problem| {
+                    problems.push(problem);
+                    String::new()
+                })
+            }
             _ => {
                 problems.push(format!(
                     "{origin}: the pack has no version: set version in [package.metadata.kindgi]"
@@ -133,6 +173,63 @@ pub fn parse_pack_config(text: &str, origin: &str) -> Result<PackConfig, Vec<Str
     } else {
         Err(problems)
     }
+}
+
+/// The version of the workspace that encloses the pack at `pack_dir`,
+/// whose manifest `doc` (read from `origin`) inherits it.
+fn workspace_version(doc: &toml::Table, pack_dir: &Path, origin: &str) -> Result<String, String> {
+    if doc.contains_key("workspace") {
+        return version_of_workspace(doc, origin, origin);
+    }
+    let root = match doc
+        .get("package")
+        .and_then(|p| p.get("workspace"))
+        .and_then(Value::as_str)
+    {
+        Some(explicit) => pack_dir.join(explicit).join("Cargo.toml"),
+        None => enclosing_workspace(pack_dir).ok_or_else(|| {
+            format!(
+                "{origin}: the package's version is the workspace's (version.workspace = true), but no folder above {} has a Cargo.toml with [workspace]",
+                pack_dir.display()
+            )
+        })?,
+    };
+    let shown = root.display().to_string();
+    let text = std::fs::read_to_string(&root).map_err(|e| format!("Cannot read {shown}: {e}"))?;
+    let root_doc: toml::Table = text
+        .parse()
+        .map_err(|e: toml::de::Error| format!("{shown} is not valid TOML: {}", e.message()))?;
+    version_of_workspace(&root_doc, &shown, origin)
+}
+
+/// `[workspace.package] version` of the workspace manifest `doc`, read
+/// from `root`, for the pack manifest `origin`.
+fn version_of_workspace(doc: &toml::Table, root: &str, origin: &str) -> Result<String, String> {
+    let version = doc
+        .get("workspace")
+        .and_then(|w| w.get("package"))
+        .and_then(|p| p.get("version"));
+    match version {
+        Some(Value::String(v)) if !v.trim().is_empty() => Ok(v.clone()),
+        Some(_) => Err(format!(
+            "{root}: [workspace.package] version must be a non-empty string"
+        )),
+        None => Err(format!(
+            "{origin}: the package's version is the workspace's (version.workspace = true), but {root} has no version in [workspace.package]"
+        )),
+    }
+}
+
+/// The nearest `Cargo.toml` with a `[workspace]` table in a folder above
+/// `pack_dir`.
+fn enclosing_workspace(pack_dir: &Path) -> Option<PathBuf> {
+    let start = std::fs::canonicalize(pack_dir).unwrap_or_else(|_| pack_dir.to_path_buf());
+    start.ancestors().skip(1).find_map(|dir| {
+        let manifest = dir.join("Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).ok()?;
+        let doc: toml::Table = text.parse().ok()?;
+        doc.contains_key("workspace").then_some(manifest)
+    })
 }
 
 fn parse_env(env: Option<&Value>, origin: &str, problems: &mut Vec<String>) -> Option<EnvSpec> {
@@ -237,6 +334,106 @@ mod tests {
                 "Cargo.toml: env name \"1BAD\" is not a variable name (letters, digits and _, not starting with a digit)",
                 "Cargo.toml: env name \"OK\" is both required and optional",
                 "Cargo.toml: [package.metadata.kindgi] has an unknown key \"colour\" (known: id, version, env)",
+            ]
+        );
+    }
+
+    /// A workspace in a temporary folder: its root manifest, and a pack in
+    /// `packs/acme` whose manifest is `pack`.
+    fn workspace(root: &str, pack: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join("Cargo.toml"), root).expect("root manifest");
+        let pack_dir = dir.path().join("packs/acme");
+        std::fs::create_dir_all(&pack_dir).expect("pack folder");
+        std::fs::write(pack_dir.join("Cargo.toml"), pack).expect("pack manifest");
+        dir
+    }
+
+    const INHERITING: &str = r#"
+        [package]
+        name = "acme"
+        version.workspace = true
+        [package.metadata.kindgi]
+        id = "acme"
+        "#;
+
+    #[test]
+    fn reads_a_version_inherited_from_the_workspace() {
+        let dir = workspace(
+            "[workspace]\nmembers = [\"packs/*\"]\n[workspace.package]\nversion = \"2.4.1\"\n",
+            INHERITING,
+        );
+        let config = read_pack_config(&dir.path().join("packs/acme")).expect("resolved");
+        assert_eq!(config.version, "2.4.1");
+
+        // `package.workspace` names the root; a manifest that is its own
+        // workspace reads its own [workspace.package].
+        let elsewhere = tempfile::tempdir().expect("temp dir");
+        std::fs::write(
+            elsewhere.path().join("Cargo.toml"),
+            "[workspace]\n[workspace.package]\nversion = \"3.0.0\"\n",
+        )
+        .expect("root");
+        let pointed = INHERITING.replace(
+            "version.workspace = true",
+            &format!(
+                "version.workspace = true\nworkspace = {:?}",
+                elsewhere.path().display().to_string()
+            ),
+        );
+        let dir = workspace("[package]\nname = \"not-a-workspace\"\n", &pointed);
+        let config = read_pack_config(&dir.path().join("packs/acme")).expect("resolved");
+        assert_eq!(config.version, "3.0.0");
+        let own = format!("{INHERITING}\n[workspace]\n[workspace.package]\nversion = \"0.9.0\"\n");
+        assert_eq!(
+            parse_pack_config(&own, "Cargo.toml")
+                .expect("resolved")
+                .version,
+            "0.9.0"
+        );
+        // [package.metadata.kindgi] version still wins.
+        let pinned = INHERITING.replace("id = \"acme\"", "id = \"acme\"\nversion = \"1.0.0\"");
+        assert_eq!(
+            parse_pack_config(&pinned, "Cargo.toml")
+                .expect("pinned")
+                .version,
+            "1.0.0"
+        );
+    }
+
+    #[test]
+    fn an_inherited_version_that_cant_be_resolved_names_the_files() {
+        let dir = workspace("[workspace]\nmembers = [\"packs/*\"]\n", INHERITING);
+        let pack_dir = dir.path().join("packs/acme");
+        let problems = read_pack_config(&pack_dir).expect_err("no version");
+        let root = std::fs::canonicalize(dir.path())
+            .expect("root")
+            .join("Cargo.toml");
+        assert_eq!(
+            problems,
+            [format!(
+                "{}: the package's version is the workspace's (version.workspace = true), but {} has no version in [workspace.package]",
+                pack_dir.join("Cargo.toml").display(),
+                root.display()
+            )]
+        );
+
+        let alone = tempfile::tempdir().expect("temp dir");
+        std::fs::write(alone.path().join("Cargo.toml"), INHERITING).expect("manifest");
+        let problems = read_pack_config(alone.path()).expect_err("no workspace");
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].starts_with(&format!(
+                "{}: the package's version is the workspace's (version.workspace = true), but no folder above ",
+                alone.path().join("Cargo.toml").display()
+            )),
+            "{problems:?}"
+        );
+
+        assert_eq!(
+            parse_pack_config(INHERITING, "x/Cargo.toml").expect_err("text alone"),
+            [
+                "x/Cargo.toml: the package's version is the workspace's (version.workspace = true), and this manifest alone doesn't say the workspace's version: set version in [package.metadata.kindgi]"
             ]
         );
     }

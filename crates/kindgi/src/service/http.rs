@@ -10,7 +10,7 @@ use http::header::{AsHeaderName, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
 use http::{HeaderMap, HeaderName, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full, Limited};
 use hyper::body::Incoming;
-use kindgi_protocol::{Request as Message, headers, parse_request};
+use kindgi_protocol::{ErrorCode, ErrorResponse, Request as Message, headers, parse_request};
 use subtle::ConstantTimeEq;
 
 use super::invoke::{
@@ -248,6 +248,9 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
     let outcome = match message {
         Message::Invoke(call) => run_tool(&state, call, meta).await,
         Message::CheckInvoke(call) => run_check(&state, call, &meta),
+        _ => Answer::Message(
+            ErrorResponse::new(ErrorCode::UnexpectedMessageKind, "Unknown request kind").into(),
+        ),
     };
     let response = answer(&state, started, outcome);
     drop(permit);

@@ -76,7 +76,11 @@ struct CallRecord<'a> {
 
 impl CallRecord<'_> {
     fn finish(&mut self, response: &Response) {
-        self.outcome = Some(response.error_code().map_or("ok", ErrorCode::as_str));
+        self.outcome = Some(
+            response
+                .error_code()
+                .map_or("ok", |c| c.built_in_str().unwrap_or("error")),
+        );
     }
 }
 

@@ -8,7 +8,8 @@
 
 use std::time::Instant;
 
-use kindgi::{EffectKind, Tool, ToolContext, ToolError, encode_component};
+use kindgi::protocol::percent::encode_component;
+use kindgi::{EffectKind, Tool, ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;

@@ -62,7 +62,7 @@ async fn weekly_report(
         }),
         Stored::NotStored(why) => Err(ToolError::new(
             "NotStored",
-            format!("the runtime didn't store the report: {why:?}"),
+            format!("the runtime didn't store the report: {why}"),
         )),
     }
 }
