@@ -138,32 +138,95 @@ impl Record {
             out.push(b',');
             json_str(&mut out, name);
             out.push(b':');
-            let _ = serde_json::to_writer(&mut out, value);
+            json_value(&mut out, value);
         }
         line_end(out)
     }
 
+    /// The readable line: every control character of the message, the ids
+    /// and the fields escaped, so that what a caller sent (a tool id, a run
+    /// id) can neither end the line nor reach the terminal as a command.
     fn pretty_line(&self, time: &str) -> String {
-        let mut out = format!(
-            "{time} {:<5} {}",
-            self.level.name().to_uppercase(),
-            self.message
-        );
+        let mut out = format!("{time} {:<5} ", self.level.name().to_uppercase());
+        pretty_text(&mut out, &self.message);
         if let Some(ids) = &self.ids {
             for (key, value) in ids.pairs() {
                 if let Some(value) = value {
-                    out.push_str(&format!(" {key}={value}"));
+                    out.push(' ');
+                    out.push_str(key);
+                    out.push('=');
+                    pretty_text(&mut out, value);
                 }
             }
         }
         for (key, value) in &self.fields {
             if key != "event" && key != "kind" {
-                out.push_str(&format!(" {key}={value}"));
+                out.push(' ');
+                pretty_text(&mut out, key);
+                out.push('=');
+                // JSON text, with the escapes of the JSON format: ASCII
+                // wherever a character is escaped.
+                let mut json = Vec::new();
+                json_value(&mut json, value);
+                out.push_str(&String::from_utf8_lossy(&json));
             }
         }
         out.push('\n');
         out
     }
+}
+
+/// Whether `c` is written as an escape in every format: a control
+/// character (C0, DEL, C1), or a line or paragraph separator, which log
+/// viewers may take for the end of a line.
+fn is_escaped(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// Writes `text` for the readable format: `\n`, `\r`, `\t`, and every other
+/// escaped character as `\u{…}`.
+fn pretty_text(out: &mut String, text: &str) {
+    use std::fmt::Write as _;
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_escaped(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// serde_json's compact output, but with the characters JSON allows raw
+/// that [`is_escaped`] names (DEL, C1, U+2028, U+2029) written as `\u`
+/// escapes too: serde_json already escapes `"`, `\\` and C0.
+struct Escaping;
+
+impl serde_json::ser::Formatter for Escaping {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if is_escaped(c) {
+                writer.write_all(&fragment.as_bytes()[start..at])?;
+                write!(writer, "\\u{:04x}", u32::from(c))?;
+                start = at + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+}
+
+/// Writes `value` as JSON, every character of [`is_escaped`] escaped.
+fn json_value(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
+    let mut serializer = serde_json::Serializer::with_formatter(out, Escaping);
+    let _ = value.serialize(&mut serializer);
 }
 
 /// Calls `write` with the current time as the records write it, e.g.
@@ -200,20 +263,22 @@ fn json_str(out: &mut Vec<u8>, value: &str) {
     out.push(b'"');
 }
 
-/// Writes `value` escaped as inside a JSON string (`"`, `\\` and control
-/// characters, as serde_json does), without the quotes; without serde_json
-/// when nothing needs escaping — the common case for ids and messages.
+/// Writes `value` escaped as inside a JSON string (`"`, `\\` and every
+/// character of [`is_escaped`]), without the quotes; without serde_json when
+/// nothing needs escaping — the common case for ids and messages.
 fn json_str_contents(out: &mut Vec<u8>, value: &str) {
     // A fold rather than `all`: no early exit, so the compiler checks many
-    // bytes at once.
+    // bytes at once. 0xC2 starts the C1 controls (and other characters),
+    // 0xE2 the separators (and others): those go the slow way to be sure.
     let needs_escape = value.bytes().fold(false, |any, b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+        any | (b < 0x20) | (b == b'"') | (b == b'\\') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
     });
     if !needs_escape {
         out.extend_from_slice(value.as_bytes());
         return;
     }
-    let quoted = serde_json::to_vec(value).unwrap_or_default();
+    let mut quoted = Vec::with_capacity(value.len() + 8);
+    json_value(&mut quoted, value);
     let contents = quoted.get(1..quoted.len().saturating_sub(1));
     out.extend_from_slice(contents.unwrap_or_default());
 }
@@ -543,13 +608,76 @@ mod tests {
             "back\\slash",
             "nl\n",
             "\u{0}\u{1f}",
-            "\u{7f}é😀",
+            "é😀€",
             "",
         ] {
             let mut out = Vec::new();
             json_str(&mut out, text);
             assert_eq!(out, serde_json::to_vec(text).expect("a string"));
         }
+    }
+
+    /// Text a caller chose (a tool id, a run id) with a forged line and
+    /// terminal commands in it.
+    const FORGED: &str =
+        "x\r\n2026-01-01T00:00:00.000Z INFO  forged\u{1b}[2J\u{7}\u{7f}\u{9b}31m\u{2028}\u{2029}\t";
+
+    fn no_raw_control(line: &str) {
+        let body = line.strip_suffix('\n').expect("one line");
+        assert!(
+            !body
+                .chars()
+                .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'),
+            "a raw control character in {body:?}"
+        );
+    }
+
+    #[test]
+    fn every_control_character_is_escaped_in_every_format() {
+        let record = Record::lifecycle(Level::Warn, "call", format!("tool {FORGED} ok"))
+            .ids(Ids {
+                run_id: Some(FORGED.into()),
+                tenant_id: Some(FORGED.into()),
+                tool_id: Some(FORGED.into()),
+                ..Ids::default()
+            })
+            .field("id", FORGED)
+            .field("nested", serde_json::json!({"k": [FORGED]}));
+        let pretty = record.pretty_line("2026-01-01T00:00:00.000Z");
+        no_raw_control(&pretty);
+        assert!(
+            pretty.contains("x\\r\\n2026-01-01T00:00:00.000Z INFO  forged\\u{1b}[2J\\u{7}\\u{7f}\\u{9b}31m\\u{2028}\\u{2029}\\t"),
+            "{pretty}"
+        );
+        let json = String::from_utf8(record.json_line("2026-01-01T00:00:00.000Z")).expect("UTF-8");
+        no_raw_control(&json);
+        let parsed: Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(parsed["runId"], FORGED);
+        assert_eq!(parsed["nested"]["k"][0], FORGED);
+        assert!(
+            json.contains(r"\u001b[2J\u0007\u007f\u009b31m\u2028\u2029\t"),
+            "{json}"
+        );
+
+        let call = CallFacts {
+            target: "tool",
+            id: FORGED,
+            outcome: "tool-not-in-pack",
+            duration_ms: 1,
+            ids: Ids {
+                run_id: Some(FORGED.into()),
+                ..Ids::default()
+            },
+            pack_id: "p",
+            artifact_version: "1",
+        };
+        let fast = String::from_utf8(call.json_line("2026-01-01T00:00:00.000Z")).expect("UTF-8");
+        no_raw_control(&fast);
+        assert_eq!(
+            serde_json::from_str::<Value>(&fast).expect("JSON")["id"],
+            FORGED
+        );
+        no_raw_control(&call.into_record().pretty_line("2026-01-01T00:00:00.000Z"));
     }
 
     #[test]

@@ -6,6 +6,7 @@ mod common;
 mod drain;
 mod hostile_http;
 mod hostile_json;
+mod logs;
 mod overload;
 mod panics;
 mod schemas;

@@ -1,0 +1,123 @@
+//! The log records: what a caller sends can't forge a record or reach the
+//! terminal as a command, in either format.
+
+use std::time::Duration;
+
+use kindgi_reliability::http;
+use kindgi_reliability::{PackService, ServiceOptions, invoke};
+use serde_json::{Value, json};
+
+use crate::common::start;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// A tool id and context ids a caller chose: a forged line (CR LF, then a
+/// record's start), terminal commands (ESC, CSI as C1, BEL), DEL and the
+/// Unicode line separators.
+const FORGED: &str = "evil\r\n2026-01-01T00:00:00.000Z INFO  forged record\u{1b}[2J\u{1b}]0;title\u{7}\u{7f}\u{9b}31m\u{2028}\u{2029}";
+
+/// Whether a character may appear raw in a record.
+fn forbidden(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// Calls an unknown tool named [`FORGED`] with every context id forged,
+/// and a check named the same; waits for both `call` records.
+async fn forge(service: &PackService) {
+    let mut message = invoke::tool_message(FORGED, json!({}));
+    message["ctx"] = json!({
+        "tenantId": FORGED, "runId": FORGED, "requestId": FORGED,
+        "projectId": FORGED, "orgId": FORGED
+    });
+    let request = invoke::invoke(service.token(), &message).header("kindgi-request-id", "r\tq");
+    let answer = http::exchange(service.addr(), &request, WAIT)
+        .await
+        .expect_answer("the forged call");
+    assert_eq!(
+        invoke::error_code(&answer.json()),
+        Some("tool-not-in-pack"),
+        "{}",
+        answer.text()
+    );
+    let check =
+        json!({"v": 2, "kind": "check-invoke", "check": {"id": FORGED}, "config": {}, "trace": {}});
+    let answer = http::exchange(
+        service.addr(),
+        &invoke::invoke(service.token(), &check),
+        WAIT,
+    )
+    .await
+    .expect_answer("the forged check");
+    assert_eq!(
+        invoke::error_code(&answer.json()),
+        Some("check-not-in-pack")
+    );
+    // The `call` records are written by the log writer a moment later.
+    let started = std::time::Instant::now();
+    while service
+        .stderr_lines()
+        .iter()
+        .filter(|l| l.contains("not-in-pack"))
+        .count()
+        < 2
+    {
+        assert!(
+            started.elapsed() < WAIT,
+            "no call records: {}",
+            service.output()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_ids_write_no_line_and_no_escape_in_pretty_logs() {
+    let service = start(&ServiceOptions::default().env("KINDGI_LOG_FORMAT", "pretty"));
+    forge(&service).await;
+    let lines = service.stderr_lines();
+    for line in &lines {
+        let raw: Vec<char> = line.chars().filter(|&c| forbidden(c)).collect();
+        assert!(raw.is_empty(), "raw {raw:?} in the line {line:?}");
+        assert!(
+            line.starts_with("20") && line.as_bytes().get(4) == Some(&b'-'),
+            "a line that isn't a record: {line:?}"
+        );
+        assert!(
+            !line.starts_with("2026-01-01T00:00:00.000Z INFO  forged"),
+            "a forged line: {line:?}"
+        );
+    }
+    let calls: Vec<&String> = lines.iter().filter(|l| l.contains("not-in-pack")).collect();
+    assert_eq!(calls.len(), 2, "{lines:#?}");
+    for line in calls {
+        assert!(
+            line.contains(r"evil\r\n2026-01-01T00:00:00.000Z INFO  forged record\u{1b}[2J\u{1b}]0;title\u{7}\u{7f}\u{9b}31m\u{2028}\u{2029}"),
+            "{line}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forged_ids_are_escaped_in_json_logs_and_read_back_unchanged() {
+    let service = start(&ServiceOptions::default());
+    forge(&service).await;
+    let lines = service.stderr_lines();
+    for line in &lines {
+        let raw: Vec<char> = line.chars().filter(|&c| forbidden(c)).collect();
+        assert!(raw.is_empty(), "raw {raw:?} in the line {line:?}");
+        let record: Value = serde_json::from_str(line).expect("every line is a JSON record");
+        if record["kind"] == "call" && record["target"] == "tool" {
+            for field in [
+                "id",
+                "toolId",
+                "tenantId",
+                "runId",
+                "requestId",
+                "projectId",
+                "orgId",
+            ] {
+                assert_eq!(record[field], FORGED, "{field}: {line}");
+            }
+        }
+    }
+}
