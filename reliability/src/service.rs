@@ -141,7 +141,10 @@ impl PackService {
         }
         let mut child = command.spawn().expect("spawn the pack service");
         let stderr_gate: Gate = Arc::new((Mutex::new(true), Condvar::new()));
-        let stderr = collect(child.stderr.take().expect("stderr"), Arc::clone(&stderr_gate));
+        let stderr = collect(
+            child.stderr.take().expect("stderr"),
+            Arc::clone(&stderr_gate),
+        );
         let stdout = collect(
             child.stdout.take().expect("stdout"),
             Arc::new((Mutex::new(true), Condvar::new())),
@@ -352,7 +355,9 @@ fn collect(pipe: impl Read + Send + 'static, gate: Gate) -> Lines {
         loop {
             {
                 let (open, wake) = &*gate;
-                let mut open = open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut open = open
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
                 while !*open {
                     open = wake
                         .wait(open)

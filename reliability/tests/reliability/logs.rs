@@ -121,3 +121,73 @@ async fn forged_ids_are_escaped_in_json_logs_and_read_back_unchanged() {
         }
     }
 }
+
+/// A stderr that nobody reads (a log collector that stalled) costs bounded
+/// memory: records past the writer's queue are dropped, calls go on being
+/// answered, and once stderr drains one `log-dropped` record says how many
+/// were lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stalled_stderr_costs_bounded_memory_and_says_what_it_dropped() {
+    let _heavy = crate::common::heavy().await;
+    let service = start(&ServiceOptions::default());
+    service.stop_reading_stderr();
+    // Let the reader take what it had: from here on the pipe fills.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let before = service.peak_rss_kib();
+    // 24 calls × 160 records × 64 KiB: 240 MiB of records.
+    let (calls, count, bytes): (u32, u32, u32) = (24, 160, 64 * 1024);
+    let started = std::time::Instant::now();
+    let mut tasks = Vec::new();
+    for _ in 0..calls {
+        let request = invoke::call(
+            service.token(),
+            "stress.log",
+            json!({"count": count, "bytes": bytes}),
+        );
+        let addr = service.addr();
+        tasks.push(tokio::spawn(async move {
+            http::exchange(addr, &request, WAIT).await
+        }));
+    }
+    for task in tasks {
+        let answer = task.await.expect("task").expect_answer("a logging call");
+        assert_eq!(answer.json()["kind"], "result", "{}", answer.text());
+    }
+    let healthz = http::exchange(service.addr(), &http::Request::get("/healthz"), WAIT).await;
+    assert_eq!(healthz.status(), Some(200), "{healthz}");
+    let elapsed = started.elapsed();
+    let grew_mib = service.peak_rss_kib().saturating_sub(before) / 1024;
+    println!(
+        "{} MiB of records with stderr unread: every call answered in {elapsed:?}; peak RSS +{grew_mib} MiB",
+        calls * count * bytes / (1024 * 1024)
+    );
+    assert!(grew_mib < 64, "peak RSS grew {grew_mib} MiB");
+
+    service.resume_reading_stderr();
+    let dropped = service
+        .wait_record("log-dropped", WAIT)
+        .unwrap_or_else(|| panic!("no log-dropped record"));
+    println!("{dropped}");
+    let n = dropped["dropped"].as_u64().expect("a count");
+    assert!(n > 0 && n <= u64::from(calls * count), "{dropped}");
+    assert_eq!(dropped["level"], "warn", "{dropped}");
+    assert_eq!(
+        dropped["message"],
+        format!("Dropped {n} log records: stderr was not taking them"),
+        "{dropped}"
+    );
+    assert_eq!(service.records_of("log-dropped").len(), 1);
+    // Logging goes on after.
+    let answer = http::exchange(
+        service.addr(),
+        &invoke::call(
+            service.token(),
+            "stress.log",
+            json!({"count": 1, "bytes": 1}),
+        ),
+        WAIT,
+    )
+    .await
+    .expect_answer("a call after");
+    assert_eq!(answer.json()["kind"], "result");
+}
