@@ -95,7 +95,7 @@ impl ServiceState {
     /// small machine), which a process that never serves a files call
     /// should not pay before it listens.
     pub(crate) fn http(&self) -> reqwest::Client {
-        self.http.get_or_init(reqwest::Client::new).clone()
+        self.http.get_or_init(crate::files::client).clone()
     }
 }
 
