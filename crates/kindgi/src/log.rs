@@ -4,7 +4,7 @@
 
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
@@ -460,6 +460,8 @@ pub(crate) struct Logger {
     /// The writer thread, and the channel on which it says it is done,
     /// waited for by [`Logger::flush`].
     writer: Mutex<Option<(JoinHandle<()>, Receiver<()>)>>,
+    /// Set by [`Logger::close`]: no record is written after.
+    closed: AtomicBool,
 }
 
 impl Logger {
@@ -481,6 +483,7 @@ impl Logger {
             sender: OnceLock::new(),
             queue: Arc::default(),
             writer: Mutex::new(None),
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -492,6 +495,7 @@ impl Logger {
             sender: OnceLock::new(),
             queue: Arc::default(),
             writer: Mutex::new(None),
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -576,6 +580,12 @@ impl Logger {
         }
     }
 
+    /// Writes no record from now on: the one before was the last (the
+    /// service's `stopped`).
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
+    }
+
     pub(crate) fn enabled(&self, level: Level) -> bool {
         level <= self.level
     }
@@ -610,6 +620,9 @@ impl Logger {
     }
 
     fn write(&self, line: Vec<u8>) {
+        if self.closed.load(Ordering::SeqCst) {
+            return;
+        }
         let line = match self.sender.get() {
             Some(sender) => {
                 let len = line.len();

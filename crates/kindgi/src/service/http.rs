@@ -217,7 +217,12 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
     let header_request_id = header(headers, REQUEST_ID).map(str::to_owned);
 
     let body = Limited::new(request.into_body(), headers::MAX_BODY_BYTES);
-    let body = match tokio::time::timeout(BODY_TIMEOUT, body.collect()).await {
+    let collected = tokio::select! {
+        collected = tokio::time::timeout(BODY_TIMEOUT, body.collect()) => collected,
+        // The drain window closed before the body came: the call never ran.
+        () = state.window_closed.cancelled() => return draining(),
+    };
+    let body = match collected {
         Ok(Ok(collected)) => collected.to_bytes(),
         Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
         Ok(Err(_)) | Err(_) => {

@@ -363,61 +363,74 @@ async fn run_handler(
     ));
     // The handler's outcome (a panic is a thrown error), or the code of a
     // call that ended without one; `Err` when the deadline passed first.
-    let ran = match &tool.handler {
-        Handler::Async(handler) => {
-            // Polled right here, on the call's own task: no task to spawn
-            // and wake per call. Dropping the call (a caller that went
-            // away, the deadline) drops the handler's future with it.
-            // Making the future reads the input into the handler's type:
-            // for a large body, work for off the worker.
-            let made = off_worker(meta.large, || {
-                std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)))
-            });
-            match made {
-                Ok(future) => {
-                    let run = AssertUnwindSafe(in_call(call_log, future)).catch_unwind();
-                    tokio::time::timeout_at(meta.deadline.into(), run)
-                        .await
-                        .map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
+    let work = async {
+        match &tool.handler {
+            Handler::Async(handler) => {
+                // Polled right here, on the call's own task: no task to spawn
+                // and wake per call. Dropping the call (a caller that went
+                // away, the deadline) drops the handler's future with it.
+                // Making the future reads the input into the handler's type:
+                // for a large body, work for off the worker.
+                let made = off_worker(meta.large, || {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)))
+                });
+                match made {
+                    Ok(future) => {
+                        let run = AssertUnwindSafe(in_call(call_log, future)).catch_unwind();
+                        tokio::time::timeout_at(meta.deadline.into(), run)
+                            .await
+                            .map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
+                    }
+                    Err(payload) => Ok(Ok(panicked(&*payload))),
                 }
-                Err(payload) => Ok(Ok(panicked(&*payload))),
+            }
+            Handler::Blocking(handler) => {
+                let handler = Arc::clone(handler);
+                let logger = Arc::clone(&state.logger);
+                let id = tool.entry.id.clone();
+                let ended = Arc::clone(&ended_at);
+                // A test's process env for this call goes along to the thread.
+                let env = crate::env::overrides();
+                let task = tokio::task::spawn_blocking(move || {
+                    let outcome = crate::env::in_thread(env, || {
+                        in_blocking_call(call_log, || handler(input, ctx))
+                    });
+                    if let Some(at) = ended.get() {
+                        let after = at.elapsed().as_millis() as u64;
+                        logger.log(
+                            Record::lifecycle(
+                                Level::Warn,
+                                "handler-finished-late",
+                                format!("tool {id} finished {after} ms after its call ended"),
+                            )
+                            .field("afterMs", after),
+                        );
+                    }
+                    outcome
+                });
+                tokio::time::timeout_at(meta.deadline.into(), task)
+                    .await
+                    .map(|joined| {
+                        // Not a panic: the runtime is shutting down.
+                        joined.or_else(|error| {
+                            error
+                                .try_into_panic()
+                                .map(|payload| panicked(&*payload))
+                                .map_err(|_| ErrorCode::Cancelled)
+                        })
+                    })
             }
         }
-        Handler::Blocking(handler) => {
-            let handler = Arc::clone(handler);
-            let logger = Arc::clone(&state.logger);
-            let id = tool.entry.id.clone();
-            let ended = Arc::clone(&ended_at);
-            // A test's process env for this call goes along to the thread.
-            let env = crate::env::overrides();
-            let task = tokio::task::spawn_blocking(move || {
-                let outcome = crate::env::in_thread(env, || {
-                    in_blocking_call(call_log, || handler(input, ctx))
-                });
-                if let Some(at) = ended.get() {
-                    let after = at.elapsed().as_millis() as u64;
-                    logger.log(
-                        Record::lifecycle(
-                            Level::Warn,
-                            "handler-finished-late",
-                            format!("tool {id} finished {after} ms after its call ended"),
-                        )
-                        .field("afterMs", after),
-                    );
-                }
-                outcome
-            });
-            tokio::time::timeout_at(meta.deadline.into(), task)
-                .await
-                .map(|joined| {
-                    // Not a panic: the runtime is shutting down.
-                    joined.or_else(|error| {
-                        error
-                            .try_into_panic()
-                            .map(|payload| panicked(&*payload))
-                            .map_err(|_| ErrorCode::Cancelled)
-                    })
-                })
+    };
+    // The drain window closing ends the call as its deadline would: the
+    // handler is told (reason `shutdown`), and the call is answered
+    // `cancelled` before the service closes its connection.
+    let ran = tokio::select! {
+        ran = work => ran,
+        () = state.window_closed.cancelled() => {
+            let _ = ended_at.set(Instant::now());
+            cancellation.cancel(CancelReason::Shutdown);
+            return Err(ErrorCode::Cancelled);
         }
     };
     ran.unwrap_or_else(|_elapsed| {

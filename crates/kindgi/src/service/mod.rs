@@ -31,6 +31,14 @@ use crate::log::{Level, Logger, Record};
 
 /// How long SIGTERM waits for the calls in flight.
 const DRAIN_WINDOW: Duration = Duration::from_secs(8);
+/// When, after SIGTERM, the `stopped` record is written at the latest: the
+/// drain window, then the answers of the calls it cut short, the backlog,
+/// the settle and close windows, all within this. The process exits a
+/// moment later (the runtime's shutdown, the log's flush): within 8.5 s.
+const STOPPED_BY: Duration = Duration::from_millis(8_300);
+/// How long, once the drain window closed, the calls it cut short get to
+/// be answered `cancelled`.
+const CANCEL_WINDOW: Duration = Duration::from_millis(150);
 /// How long, after the drain, connections taken while draining get to read
 /// their request and answer it before idle ones are closed.
 const SETTLE_WINDOW: Duration = Duration::from_millis(250);
@@ -344,6 +352,7 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let mut drain_until: Option<tokio::time::Instant> = None;
+    let mut stopped_by = tokio::time::Instant::now() + STOPPED_BY;
     // A connection taken from the listener, waiting for a slot. Kept here
     // rather than in a future of the select, so that no other branch
     // firing ever drops it.
@@ -359,10 +368,19 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
                     "draining",
                     "Draining: finishing the calls in flight",
                 ));
-                drain_until = Some(tokio::time::Instant::now() + DRAIN_WINDOW);
+                let now = tokio::time::Instant::now();
+                drain_until = Some(now + DRAIN_WINDOW);
+                stopped_by = now + STOPPED_BY;
             }
             () = state.in_flight.wait_idle(), if draining => break,
-            () = tokio::time::sleep_until(until), if draining => break,
+            () = tokio::time::sleep_until(until), if draining => {
+                // Calls still running are answered `cancelled` (reason
+                // `shutdown`) before their connections close.
+                state.window_closed.cancel();
+                let answered = state.in_flight.wait_idle();
+                let _ = tokio::time::timeout(CANCEL_WINDOW, answered).await;
+                break;
+            }
             accepted = listener.accept(), if arrived.is_none() => match accepted {
                 Ok((stream, _)) => arrived = Some(stream),
                 // Out of file descriptors, or a connection reset before it
@@ -376,18 +394,25 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
             }
         }
     }
-    take_backlog(listener, arrived, &connections, &state).await;
+    // Every step from here on fits in what is left before `stopped_by`.
+    let left = |most: Duration| {
+        most.min(stopped_by.saturating_duration_since(tokio::time::Instant::now()))
+    };
+    take_backlog(listener, arrived, &connections, &state, left).await;
     // Connections taken while draining close after their one answer: give
     // them a moment to read their request and answer it, so that none is
     // closed with its request unread.
-    connections.settle(SETTLE_WINDOW).await;
+    connections.settle(left(SETTLE_WINDOW)).await;
     // Connections that still have not sent a byte just close; every answer
     // is written before the process goes: connections finish the request
     // they are on, idle ones close.
-    connections.close(CLOSE_WINDOW).await;
+    connections.close(left(CLOSE_WINDOW)).await;
     state
         .logger
         .log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
+    // `stopped` is the last record: what a handler still running logs from
+    // here on (a blocking one's `handler-finished-late`) is not written.
+    state.logger.close();
     ExitCode::SUCCESS
 }
 
@@ -403,6 +428,7 @@ async fn take_backlog(
     arrived: Option<TcpStream>,
     connections: &Connections,
     state: &Arc<ServiceState>,
+    left: impl Fn(Duration) -> Duration,
 ) {
     let listener = listener.into_std().ok();
     // Non-blocking (as tokio left it): an empty backlog ends the loop.
@@ -418,7 +444,8 @@ async fn take_backlog(
         let Some(stream) = next.take().or_else(accept_now) else {
             break;
         };
-        let Ok(Some(slot)) = tokio::time::timeout(SETTLE_WINDOW, connections.slot()).await else {
+        let Ok(Some(slot)) = tokio::time::timeout(left(SETTLE_WINDOW), connections.slot()).await
+        else {
             break;
         };
         connections.serve(stream, slot, state);

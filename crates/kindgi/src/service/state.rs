@@ -40,6 +40,10 @@ pub(crate) struct ServiceState {
     pub(crate) missing_env: Vec<String>,
     pub(crate) capacity: Arc<Semaphore>,
     pub(crate) draining: AtomicBool,
+    /// Fired when the drain window closes: the calls still running are
+    /// answered `cancelled` (reason `shutdown`), bodies still arriving 503
+    /// `draining`.
+    pub(crate) window_closed: tokio_util::sync::CancellationToken,
     pub(crate) in_flight: Arc<InFlight>,
     pub(crate) logger: Arc<Logger>,
     /// The tool-files client, built on first use: see [`ServiceState::http`].
@@ -73,6 +77,7 @@ impl ServiceState {
             missing_env: Vec::new(),
             capacity: Arc::new(Semaphore::new(Semaphore::MAX_PERMITS)),
             draining: AtomicBool::new(false),
+            window_closed: tokio_util::sync::CancellationToken::new(),
             in_flight: Arc::new(InFlight::default()),
             logger,
             http: OnceLock::new(),
