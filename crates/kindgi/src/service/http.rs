@@ -249,6 +249,7 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
         deadline: deadline_after(timeout_ms),
         trace,
         header_request_id,
+        blocking_slot: Default::default(),
     };
     let outcome = match message {
         Message::Invoke(call) => run_tool(&state, call, meta).await,
@@ -262,6 +263,7 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
 fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpResponse {
     match outcome {
         Answer::TenantMismatch => tenant_mismatch(),
+        Answer::Overloaded => overloaded(),
         Answer::Message(message) => {
             let body = serde_json::to_vec(&message).unwrap_or_default();
             let mut response = json(StatusCode::OK, body);

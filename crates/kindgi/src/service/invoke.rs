@@ -20,12 +20,28 @@ use crate::log::{CallFacts, Ids, Level, Record};
 use crate::log_events::{CallLog, in_blocking_call, in_call};
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 
-/// What an invoke answers: a message (200), or a tenant refusal (421).
+/// What an invoke answers: a message (200), a tenant refusal (421), or
+/// 503 `overloaded` for a blocking handler with no slot free (it did not
+/// run).
 #[derive(Debug)]
 pub(crate) enum Answer {
     Message(Response),
     TenantMismatch,
+    Overloaded,
 }
+
+/// The most blocking handlers running at once (with the service's
+/// concurrency cap, when lower), counting those still running after their
+/// call ended (past its deadline, cancelled): a blocking handler can't be
+/// stopped, so one that ignores its cancellation keeps its thread. A
+/// blocking call that finds no slot is refused 503 `overloaded` at once,
+/// rather than queued for a thread past its deadline; the blocking pool
+/// (512 threads) keeps the rest for the runtime's own blocking work.
+pub(crate) const MAX_BLOCKING_HANDLERS: usize = 256;
+
+/// A blocking handler's slot, taken before the call is logged and moved
+/// to the handler's thread, which gives it back when the handler returns.
+pub(crate) type BlockingSlot = Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>;
 
 /// Request bodies from this size on are parsed and checked against their
 /// schemas through [`off_worker`].
@@ -59,6 +75,8 @@ pub(crate) struct CallMeta {
     pub(crate) deadline: Instant,
     pub(crate) trace: Option<(String, String)>,
     pub(crate) header_request_id: Option<String>,
+    /// A blocking handler's slot, when the call took one.
+    pub(crate) blocking_slot: BlockingSlot,
 }
 
 /// Logs the call's `call` record when it ends — also when the caller goes
@@ -112,6 +130,19 @@ pub(crate) async fn run_tool(state: &ServiceState, invoke: ToolInvoke, meta: Cal
         && &invoke.ctx.tenant_id != pinned
     {
         return Answer::TenantMismatch;
+    }
+    if let Some(tool) = state.tools.get(&invoke.tool.id)
+        && matches!(tool.handler, Handler::Blocking(_))
+    {
+        match Arc::clone(&state.blocking).try_acquire_owned() {
+            Ok(slot) => {
+                *meta
+                    .blocking_slot
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(slot);
+            }
+            Err(_) => return Answer::Overloaded,
+        }
     }
     let id = invoke.tool.id.clone();
     let cancellation = Cancellation::new();
@@ -391,7 +422,14 @@ async fn run_handler(
                 let ended = Arc::clone(&ended_at);
                 // A test's process env for this call goes along to the thread.
                 let env = crate::env::overrides();
+                // Held until the handler returns, however long after its call.
+                let slot = meta
+                    .blocking_slot
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
                 let task = tokio::task::spawn_blocking(move || {
+                    let _slot = slot;
                     let outcome = crate::env::in_thread(env, || {
                         in_blocking_call(call_log, || handler(input, ctx))
                     });

@@ -199,6 +199,9 @@ fn boot(
     state.env_check = config.env_check;
     state.missing_env = missing_env;
     state.capacity = Arc::new(Semaphore::new(config.max_concurrency));
+    state.blocking = Arc::new(Semaphore::new(
+        config.max_concurrency.min(invoke::MAX_BLOCKING_HANDLERS),
+    ));
     Ok(state)
 }
 

@@ -39,6 +39,9 @@ pub(crate) struct ServiceState {
     pub(crate) env_check: EnvCheck,
     pub(crate) missing_env: Vec<String>,
     pub(crate) capacity: Arc<Semaphore>,
+    /// Slots of blocking handlers running, their calls ended or not
+    /// ([`super::invoke::MAX_BLOCKING_HANDLERS`]).
+    pub(crate) blocking: Arc<Semaphore>,
     pub(crate) draining: AtomicBool,
     /// Fired when the drain window closes: the calls still running are
     /// answered `cancelled` (reason `shutdown`), bodies still arriving 503
@@ -76,6 +79,7 @@ impl ServiceState {
             env_check: EnvCheck::Warn,
             missing_env: Vec::new(),
             capacity: Arc::new(Semaphore::new(Semaphore::MAX_PERMITS)),
+            blocking: Arc::new(Semaphore::new(super::invoke::MAX_BLOCKING_HANDLERS)),
             draining: AtomicBool::new(false),
             window_closed: tokio_util::sync::CancellationToken::new(),
             in_flight: Arc::new(InFlight::default()),
