@@ -4,6 +4,7 @@
 
 mod common;
 mod drain;
+mod early_answers;
 mod hostile_http;
 mod hostile_json;
 mod logs;
