@@ -22,6 +22,10 @@ pub(crate) fn client() -> reqwest::Client {
     let builder = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .referer(false);
+    // The `native-tls` feature asks for the platform's TLS library (by
+    // default: rustls, when `https` is on too, as in a workspace build).
+    #[cfg(feature = "native-tls")]
+    let builder = builder.tls_backend_native();
     // Building fails only when the TLS backend can't start, which
     // `Client::new` would fail on as well.
     builder.build().unwrap_or_else(|_| reqwest::Client::new())
