@@ -22,6 +22,9 @@ pub struct ServiceOptions {
     pub env: Vec<(String, String)>,
     /// How long to wait for the `listening` record.
     pub boot_timeout: Duration,
+    /// The open-files limits (soft, hard) to start the process with, set
+    /// by `prlimit(1)`, which then runs the service itself (same process).
+    pub open_files: Option<(u64, u64)>,
 }
 
 impl Default for ServiceOptions {
@@ -30,6 +33,7 @@ impl Default for ServiceOptions {
             token: "reliability-pack-token".to_owned(),
             env: Vec::new(),
             boot_timeout: Duration::from_secs(30),
+            open_files: None,
         }
     }
 }
@@ -44,6 +48,12 @@ impl ServiceOptions {
     /// Sets `KINDGI_PACK_SERVICE_MAX_CONCURRENCY`.
     pub fn max_concurrency(self, n: usize) -> Self {
         self.env("KINDGI_PACK_SERVICE_MAX_CONCURRENCY", &n.to_string())
+    }
+
+    /// Starts the process with these open-files limits (`prlimit(1)`).
+    pub fn open_files(mut self, soft: u64, hard: u64) -> Self {
+        self.open_files = Some((soft, hard));
+        self
     }
 
     /// Sets the token.
@@ -123,7 +133,14 @@ impl PackService {
     }
 
     fn serve(bin: &Path, index: PathBuf, dir: tempfile::TempDir, options: &ServiceOptions) -> Self {
-        let mut command = Command::new(bin);
+        let mut command = match options.open_files {
+            Some((soft, hard)) => {
+                let mut command = Command::new("prlimit");
+                command.arg(format!("--nofile={soft}:{hard}")).arg(bin);
+                command
+            }
+            None => Command::new(bin),
+        };
         command
             .args(["serve", "--index"])
             .arg(&index)
@@ -265,6 +282,14 @@ impl PackService {
     /// The most resident memory so far, in KiB.
     pub fn peak_rss_kib(&self) -> u64 {
         proc::peak_rss_kib(self.pid()).unwrap_or(0)
+    }
+
+    /// Its open-files limits now (soft, hard), from `/proc/<pid>/limits`.
+    pub fn open_files_limits(&self) -> Option<(u64, u64)> {
+        let limits = std::fs::read_to_string(format!("/proc/{}/limits", self.pid())).ok()?;
+        let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+        let mut numbers = line.split_whitespace().skip(3);
+        Some((numbers.next()?.parse().ok()?, numbers.next()?.parse().ok()?))
     }
 
     /// How many threads it runs.

@@ -461,3 +461,61 @@ async fn malformed_framing_is_400_and_runs_nothing() {
     let ok = http::exchange(service.addr(), &Request::get("/healthz"), WAIT).await;
     assert_eq!(ok.status(), Some(200), "{ok}");
 }
+
+/// X4: under a low open-files limit the connection cap comes from the
+/// descriptors there are, so the service evicts a silent connection for a
+/// newcomer before it runs out of descriptors; and at boot it raises its
+/// soft limit to the hard one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connection_cap_fits_the_open_files_limit() {
+    let _heavy = heavy().await;
+    if proc::raise_open_files_limit(8192).unwrap_or(0) < 4096 {
+        eprintln!("skipped: this process can't hold the connections it needs");
+        return;
+    }
+    // The soft limit is raised to the hard one.
+    let raised = start(&ServiceOptions::default().open_files(1024, 4096));
+    let limits = raised.open_files_limits();
+    println!("started with 1024:4096, runs with {limits:?}");
+    assert_eq!(limits, Some((4096, 4096)));
+    drop(raised);
+
+    // Soft and hard at 1024: more silent connections than descriptors.
+    let service = start(&ServiceOptions::default().open_files(1024, 1024));
+    let mut idle = Vec::new();
+    for _ in 0..1100 {
+        match tokio::time::timeout(Duration::from_secs(5), Connection::open(service.addr())).await {
+            Ok(Ok(conn)) => idle.push(conn),
+            _ => break,
+        }
+    }
+    // Let the service take what it will.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let fds = service.open_fds();
+    let started = std::time::Instant::now();
+    let healthz = http::exchange(
+        service.addr(),
+        &Request::get("/healthz"),
+        Duration::from_secs(10),
+    )
+    .await;
+    let took = started.elapsed();
+    println!(
+        "{} idle connections opened, the service holds {fds} descriptors; healthz: {healthz} in {took:?}",
+        idle.len()
+    );
+    assert_eq!(healthz.status(), Some(200), "{healthz}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(fds < 1000, "{fds} descriptors of 1024");
+    let call = http::exchange(
+        service.addr(),
+        &invoke::call(service.token(), "stress.sleep", json!({"ms": 1})),
+        Duration::from_secs(10),
+    )
+    .await;
+    assert_eq!(call.status(), Some(200), "{call}");
+    let capped = service.records_of("connections-capped");
+    println!("{capped:?}");
+    assert_eq!(capped.len(), 1, "{}", service.output());
+    assert_eq!(capped[0]["openFiles"], 1024);
+}

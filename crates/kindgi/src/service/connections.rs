@@ -27,19 +27,29 @@ pub(super) const MAX_CONNECTIONS: usize = 4096;
 /// The connections being served: their slots, the ones among them that
 /// have not sent a byte yet, and their graceful shutdown.
 pub(super) struct Connections {
-    /// One permit per connection, [`MAX_CONNECTIONS`] in all.
+    /// One permit per connection, `cap` in all.
     slots: Arc<Semaphore>,
+    /// The most connections served at once: [`MAX_CONNECTIONS`], or fewer
+    /// under a low open-files limit.
+    cap: usize,
     silent: Arc<SilentConnections>,
     graceful: GracefulShutdown,
 }
 
 impl Connections {
-    pub(super) fn new() -> Self {
+    /// Serves at most `cap` connections at once.
+    pub(super) fn new(cap: usize) -> Self {
         Self {
-            slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+            slots: Arc::new(Semaphore::new(cap)),
+            cap,
             silent: Arc::new(SilentConnections::default()),
             graceful: GracefulShutdown::new(),
         }
+    }
+
+    /// The most connections served at once.
+    pub(super) fn cap(&self) -> usize {
+        self.cap
     }
 
     /// A slot for a new connection: a free one; else that of the oldest
@@ -58,7 +68,7 @@ impl Connections {
     /// Waits, up to `window`, for every connection to close (all slots
     /// back).
     pub(super) async fn settle(&self, window: Duration) {
-        if let Ok(all) = u32::try_from(MAX_CONNECTIONS) {
+        if let Ok(all) = u32::try_from(self.cap) {
             let settled = Arc::clone(&self.slots).acquire_many_owned(all);
             let _ = tokio::time::timeout(window, settled).await;
         }

@@ -6,6 +6,7 @@ mod connections;
 mod env_filter;
 mod http;
 pub(crate) mod invoke;
+mod limits;
 mod process_env;
 pub(crate) mod state;
 mod traceparent;
@@ -67,6 +68,7 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         }
     };
     process_env::remove_vars(["KINDGI_PACK_SERVICE_TOKEN"]);
+    let open_files = limits::raise_open_files();
     let state = match boot(&pack, &config, &logger) {
         Ok(state) => state,
         Err(problems) => {
@@ -110,7 +112,7 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(serve(Arc::new(state), &config));
+    let code = runtime.block_on(serve(Arc::new(state), &config, open_files));
     runtime.shutdown_timeout(Duration::from_millis(100));
     logger.flush();
     code
@@ -318,7 +320,11 @@ fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
     }
 }
 
-async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
+async fn serve(
+    state: Arc<ServiceState>,
+    config: &ServiceConfig,
+    open_files: Option<u64>,
+) -> ExitCode {
     let host = config.host.clone().unwrap_or_else(|| "0.0.0.0".to_owned());
     let listener = match bind(&host, config.port).await {
         Ok(listener) => listener,
@@ -351,7 +357,23 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
         .field("packId", state.index.pack_id.as_str())
         .field("artifactVersion", state.index.artifact_version.as_str()),
     );
-    let connections = Connections::new();
+    let cap = limits::connection_cap(open_files);
+    if cap < MAX_CONNECTIONS {
+        state.logger.log(
+            Record::lifecycle(
+                Level::Warn,
+                "connections-capped",
+                format!(
+                    "Serving at most {cap} connections at once: the open-files limit is {} (raise it to {} or more for all {MAX_CONNECTIONS})",
+                    open_files.unwrap_or_default(),
+                    MAX_CONNECTIONS + MAX_CONNECTIONS / 3 + 1
+                ),
+            )
+            .field("connections", cap)
+            .field("openFiles", open_files.unwrap_or_default()),
+        );
+    }
+    let connections = Connections::new(cap);
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let mut drain_until: Option<tokio::time::Instant> = None;
@@ -443,7 +465,7 @@ async fn take_backlog(
             .ok()
     };
     let mut next = arrived;
-    for _ in 0..=MAX_CONNECTIONS {
+    for _ in 0..=connections.cap() {
         let Some(stream) = next.take().or_else(accept_now) else {
             break;
         };
