@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader, Read};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -22,6 +22,9 @@ pub struct ServiceOptions {
     pub env: Vec<(String, String)>,
     /// How long to wait for the `listening` record.
     pub boot_timeout: Duration,
+    /// The open-files limits (soft, hard) to start the process with, set
+    /// by `prlimit(1)`, which then runs the service itself (same process).
+    pub open_files: Option<(u64, u64)>,
 }
 
 impl Default for ServiceOptions {
@@ -30,6 +33,7 @@ impl Default for ServiceOptions {
             token: "reliability-pack-token".to_owned(),
             env: Vec::new(),
             boot_timeout: Duration::from_secs(30),
+            open_files: None,
         }
     }
 }
@@ -46,6 +50,12 @@ impl ServiceOptions {
         self.env("KINDGI_PACK_SERVICE_MAX_CONCURRENCY", &n.to_string())
     }
 
+    /// Starts the process with these open-files limits (`prlimit(1)`).
+    pub fn open_files(mut self, soft: u64, hard: u64) -> Self {
+        self.open_files = Some((soft, hard));
+        self
+    }
+
     /// Sets the token.
     pub fn token(mut self, token: &str) -> Self {
         token.clone_into(&mut self.token);
@@ -56,6 +66,10 @@ impl ServiceOptions {
 /// Lines a child wrote, collected by a thread.
 type Lines = Arc<Mutex<Vec<String>>>;
 
+/// Whether a collecting thread may read its pipe (`true`), and the wake-up
+/// of one waiting to.
+type Gate = Arc<(Mutex<bool>, Condvar)>;
+
 /// A running pack service. Killed when dropped.
 #[derive(Debug)]
 pub struct PackService {
@@ -63,6 +77,7 @@ pub struct PackService {
     port: u16,
     token: String,
     stderr: Lines,
+    stderr_gate: Gate,
     stdout: Lines,
     exited: Option<ExitStatus>,
     index: PathBuf,
@@ -118,7 +133,14 @@ impl PackService {
     }
 
     fn serve(bin: &Path, index: PathBuf, dir: tempfile::TempDir, options: &ServiceOptions) -> Self {
-        let mut command = Command::new(bin);
+        let mut command = match options.open_files {
+            Some((soft, hard)) => {
+                let mut command = Command::new("prlimit");
+                command.arg(format!("--nofile={soft}:{hard}")).arg(bin);
+                command
+            }
+            None => Command::new(bin),
+        };
         command
             .args(["serve", "--index"])
             .arg(&index)
@@ -135,16 +157,22 @@ impl PackService {
             command.env(name, value);
         }
         let mut child = command.spawn().expect("spawn the pack service");
-        let stderr = collect(child.stderr.take().expect("stderr"));
-        let stdout = collect(child.stdout.take().expect("stdout"));
+        let stderr_gate: Gate = Arc::new((Mutex::new(true), Condvar::new()));
+        let stderr = collect(
+            child.stderr.take().expect("stderr"),
+            Arc::clone(&stderr_gate),
+        );
+        let stdout = collect(
+            child.stdout.take().expect("stdout"),
+            Arc::new((Mutex::new(true), Condvar::new())),
+        );
         let started = Instant::now();
         let port = loop {
-            let found = stderr.lock().expect("lines").iter().find_map(|line| {
-                let record: Value = serde_json::from_str(line).ok()?;
-                (record["kind"] == "listening")
-                    .then(|| record["port"].as_u64())
-                    .flatten()
-            });
+            let found = stderr
+                .lock()
+                .expect("lines")
+                .iter()
+                .find_map(|line| listening_port(line));
             if let Some(port) = found {
                 break u16::try_from(port).expect("a port");
             }
@@ -166,6 +194,7 @@ impl PackService {
             port,
             token: options.token.clone(),
             stderr,
+            stderr_gate,
             stdout,
             exited: None,
             index,
@@ -208,6 +237,19 @@ impl PackService {
         self.stderr.lock().expect("lines").clone()
     }
 
+    /// Stops reading the service's stderr: once the pipe's buffer (and the
+    /// reader's, a line or 8 KiB) is full, the service's writes to stderr
+    /// block, as with a log collector that has stalled.
+    pub fn stop_reading_stderr(&self) {
+        *self.stderr_gate.0.lock().expect("gate") = false;
+    }
+
+    /// Reads the service's stderr again.
+    pub fn resume_reading_stderr(&self) {
+        *self.stderr_gate.0.lock().expect("gate") = true;
+        self.stderr_gate.1.notify_all();
+    }
+
     /// Everything written on stderr and stdout so far.
     pub fn output(&self) -> String {
         let mut all = self.stderr_lines().join("\n");
@@ -240,6 +282,19 @@ impl PackService {
     /// The most resident memory so far, in KiB.
     pub fn peak_rss_kib(&self) -> u64 {
         proc::peak_rss_kib(self.pid()).unwrap_or(0)
+    }
+
+    /// Its open-files limits now (soft, hard), from `/proc/<pid>/limits`.
+    pub fn open_files_limits(&self) -> Option<(u64, u64)> {
+        let limits = std::fs::read_to_string(format!("/proc/{}/limits", self.pid())).ok()?;
+        let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
+        let mut numbers = line.split_whitespace().skip(3);
+        Some((numbers.next()?.parse().ok()?, numbers.next()?.parse().ok()?))
+    }
+
+    /// How many threads it runs.
+    pub fn threads(&self) -> u64 {
+        proc::threads(self.pid()).unwrap_or(0)
     }
 
     /// Open files (sockets included).
@@ -302,14 +357,38 @@ impl Drop for PackService {
     }
 }
 
-/// Collects a pipe's lines on a thread of its own.
-fn collect(pipe: impl Read + Send + 'static) -> Lines {
+/// The port of a `listening` record: a JSON one, or a readable one
+/// (`KINDGI_LOG_FORMAT=pretty`: `… Listening on port N port=N …`).
+fn listening_port(line: &str) -> Option<u64> {
+    if let Ok(record) = serde_json::from_str::<Value>(line) {
+        return (record["kind"] == "listening")
+            .then(|| record["port"].as_u64())
+            .flatten();
+    }
+    let (_, rest) = line.split_once(" Listening on port ")?;
+    rest.split(' ').next()?.parse().ok()
+}
+
+/// Collects a pipe's lines on a thread of its own, reading only while
+/// `gate` is open.
+fn collect(pipe: impl Read + Send + 'static, gate: Gate) -> Lines {
     let lines: Lines = Arc::default();
     let sink = Arc::clone(&lines);
     std::thread::spawn(move || {
         let mut reader = BufReader::new(pipe);
         let mut line = Vec::new();
         loop {
+            {
+                let (open, wake) = &*gate;
+                let mut open = open
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                while !*open {
+                    open = wake
+                        .wait(open)
+                        .unwrap_or_else(std::sync::PoisonError::into_inner);
+                }
+            }
             line.clear();
             match reader.read_until(b'\n', &mut line) {
                 Ok(0) | Err(_) => return,

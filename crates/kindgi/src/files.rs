@@ -13,6 +13,24 @@ const DEADLINE_MARGIN: Duration = Duration::from_millis(100);
 /// How many times a busy (503) or rate-limited (429) answer is retried.
 const MAX_RETRIES: u32 = 5;
 
+/// The HTTP client of the files API. It follows no redirect — the
+/// protocol has none, and following one would send the call's bytes (a
+/// 307 re-posts them) to wherever the answer points — and sends no
+/// `Referer`, which would carry the files URL: a redirect is answered to
+/// the handler as [`FilesError::Redirected`].
+pub(crate) fn client() -> reqwest::Client {
+    let builder = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .referer(false);
+    // The `native-tls` feature asks for the platform's TLS library (by
+    // default: rustls, when `https` is on too, as in a workspace build).
+    #[cfg(feature = "native-tls")]
+    let builder = builder.tls_backend_native();
+    // Building fails only when the TLS backend can't start, which
+    // `Client::new` would fail on as well.
+    builder.build().unwrap_or_else(|_| reqwest::Client::new())
+}
+
 /// The handle a tool that declares `storesFiles` / `readsFiles` gets for
 /// its call's files ([`crate::ToolContext::files`]).
 ///
@@ -97,6 +115,15 @@ pub enum FilesError {
     /// The request didn't reach the runtime, or its answer was unreadable.
     #[error("the file store couldn't be reached: {0}")]
     Transport(String),
+    /// The file store answered with a redirect (`status`), which the files
+    /// client doesn't follow: the call's files go only to its files URL.
+    #[error(
+        "the file store answered {status}, a redirect, which is not followed: a call's files go only to its files URL"
+    )]
+    Redirected {
+        /// HTTP status (301, 302, 303, 307, 308).
+        status: u16,
+    },
 }
 
 impl FilesError {
@@ -228,6 +255,9 @@ impl Files {
             let status = response.status().as_u16();
             if status == 200 {
                 return Ok(response);
+            }
+            if response.status().is_redirection() {
+                return Err(FilesError::Redirected { status });
             }
             if matches!(status, 429 | 503) && attempt < MAX_RETRIES {
                 let wait = retry_after(&response);

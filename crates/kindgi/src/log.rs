@@ -4,9 +4,11 @@
 
 use std::borrow::Cow;
 use std::io::{IsTerminal, Write};
-use std::sync::mpsc::{Sender, channel};
-use std::sync::{Mutex, OnceLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -138,32 +140,95 @@ impl Record {
             out.push(b',');
             json_str(&mut out, name);
             out.push(b':');
-            let _ = serde_json::to_writer(&mut out, value);
+            json_value(&mut out, value);
         }
         line_end(out)
     }
 
+    /// The readable line: every control character of the message, the ids
+    /// and the fields escaped, so that what a caller sent (a tool id, a run
+    /// id) can neither end the line nor reach the terminal as a command.
     fn pretty_line(&self, time: &str) -> String {
-        let mut out = format!(
-            "{time} {:<5} {}",
-            self.level.name().to_uppercase(),
-            self.message
-        );
+        let mut out = format!("{time} {:<5} ", self.level.name().to_uppercase());
+        pretty_text(&mut out, &self.message);
         if let Some(ids) = &self.ids {
             for (key, value) in ids.pairs() {
                 if let Some(value) = value {
-                    out.push_str(&format!(" {key}={value}"));
+                    out.push(' ');
+                    out.push_str(key);
+                    out.push('=');
+                    pretty_text(&mut out, value);
                 }
             }
         }
         for (key, value) in &self.fields {
             if key != "event" && key != "kind" {
-                out.push_str(&format!(" {key}={value}"));
+                out.push(' ');
+                pretty_text(&mut out, key);
+                out.push('=');
+                // JSON text, with the escapes of the JSON format: ASCII
+                // wherever a character is escaped.
+                let mut json = Vec::new();
+                json_value(&mut json, value);
+                out.push_str(&String::from_utf8_lossy(&json));
             }
         }
         out.push('\n');
         out
     }
+}
+
+/// Whether `c` is written as an escape in every format: a control
+/// character (C0, DEL, C1), or a line or paragraph separator, which log
+/// viewers may take for the end of a line.
+fn is_escaped(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// Writes `text` for the readable format: `\n`, `\r`, `\t`, and every other
+/// escaped character as `\u{…}`.
+fn pretty_text(out: &mut String, text: &str) {
+    use std::fmt::Write as _;
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_escaped(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// serde_json's compact output, but with the characters JSON allows raw
+/// that [`is_escaped`] names (DEL, C1, U+2028, U+2029) written as `\u`
+/// escapes too: serde_json already escapes `"`, `\\` and C0.
+struct Escaping;
+
+impl serde_json::ser::Formatter for Escaping {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if is_escaped(c) {
+                writer.write_all(&fragment.as_bytes()[start..at])?;
+                write!(writer, "\\u{:04x}", u32::from(c))?;
+                start = at + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+}
+
+/// Writes `value` as JSON, every character of [`is_escaped`] escaped.
+fn json_value(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
+    let mut serializer = serde_json::Serializer::with_formatter(out, Escaping);
+    let _ = value.serialize(&mut serializer);
 }
 
 /// Calls `write` with the current time as the records write it, e.g.
@@ -200,20 +265,22 @@ fn json_str(out: &mut Vec<u8>, value: &str) {
     out.push(b'"');
 }
 
-/// Writes `value` escaped as inside a JSON string (`"`, `\\` and control
-/// characters, as serde_json does), without the quotes; without serde_json
-/// when nothing needs escaping — the common case for ids and messages.
+/// Writes `value` escaped as inside a JSON string (`"`, `\\` and every
+/// character of [`is_escaped`]), without the quotes; without serde_json when
+/// nothing needs escaping — the common case for ids and messages.
 fn json_str_contents(out: &mut Vec<u8>, value: &str) {
     // A fold rather than `all`: no early exit, so the compiler checks many
-    // bytes at once.
+    // bytes at once. 0xC2 starts the C1 controls (and other characters),
+    // 0xE2 the separators (and others): those go the slow way to be sure.
     let needs_escape = value.bytes().fold(false, |any, b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\')
+        any | (b < 0x20) | (b == b'"') | (b == b'\\') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
     });
     if !needs_escape {
         out.extend_from_slice(value.as_bytes());
         return;
     }
-    let quoted = serde_json::to_vec(value).unwrap_or_default();
+    let mut quoted = Vec::with_capacity(value.len() + 8);
+    json_value(&mut quoted, value);
     let contents = quoted.get(1..quoted.len().saturating_sub(1));
     out.extend_from_slice(contents.unwrap_or_default());
 }
@@ -330,7 +397,54 @@ impl CallFacts<'_> {
 const BATCH_BYTES: usize = 64 * 1024;
 /// The writer's pause after each write: how long a record may wait for
 /// the next batch.
-const WRITE_PACE: std::time::Duration = std::time::Duration::from_millis(1);
+const WRITE_PACE: Duration = Duration::from_millis(1);
+/// The most bytes of records waiting for the writer. While stderr takes
+/// nothing (a log collector that stalled, a pipe nobody reads), records past
+/// it are dropped and counted rather than kept: the queue costs at most
+/// this much memory, and logging never blocks a call.
+const MAX_QUEUED_BYTES: usize = 4 * 1024 * 1024;
+/// How long [`Logger::flush`] waits for the writer at exit: a stderr that
+/// takes nothing must not keep the process from exiting.
+const FLUSH_WAIT: Duration = Duration::from_secs(1);
+
+/// What the log calls and the writer thread share about the queue.
+#[derive(Debug, Default)]
+struct Queue {
+    /// Bytes of records sent to the writer and not yet taken by it.
+    bytes: AtomicUsize,
+    /// Records dropped since the last `log-dropped` record.
+    dropped: AtomicU64,
+}
+
+impl Queue {
+    /// Counts `len` bytes in, unless that passes [`MAX_QUEUED_BYTES`] (a
+    /// record alone in the queue always fits): then counts a dropped record.
+    fn admit(&self, len: usize) -> bool {
+        let before = self.bytes.fetch_add(len, Ordering::SeqCst);
+        if before > 0 && before + len > MAX_QUEUED_BYTES {
+            self.bytes.fetch_sub(len, Ordering::SeqCst);
+            self.dropped.fetch_add(1, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// Counts `len` bytes out: taken by the writer, or never sent.
+    fn release(&self, len: usize) {
+        self.bytes.fetch_sub(len, Ordering::SeqCst);
+    }
+}
+
+/// The `log-dropped` record: how many records were dropped while stderr
+/// took nothing, written once the writer has caught up.
+fn dropped_record(dropped: u64) -> Record {
+    Record::lifecycle(
+        Level::Warn,
+        "log-dropped",
+        format!("Dropped {dropped} log records: stderr was not taking them"),
+    )
+    .field("dropped", dropped)
+}
 
 /// Where records go: stderr, directly until [`Logger::start_writer`], then
 /// through a writer thread so that no async worker waits on the terminal
@@ -341,8 +455,13 @@ pub(crate) struct Logger {
     level: Level,
     /// Where lines go once the writer thread runs: a send never blocks.
     sender: OnceLock<Sender<Vec<u8>>>,
-    /// The writer thread, joined by [`Logger::flush`].
-    writer: Mutex<Option<JoinHandle<()>>>,
+    /// What is queued for the writer, and what was dropped.
+    queue: Arc<Queue>,
+    /// The writer thread, and the channel on which it says it is done,
+    /// waited for by [`Logger::flush`].
+    writer: Mutex<Option<(JoinHandle<()>, Receiver<()>)>>,
+    /// Set by [`Logger::close`]: no record is written after.
+    closed: AtomicBool,
 }
 
 impl Logger {
@@ -362,7 +481,9 @@ impl Logger {
             json,
             level,
             sender: OnceLock::new(),
+            queue: Arc::default(),
             writer: Mutex::new(None),
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -372,13 +493,18 @@ impl Logger {
             json: true,
             level: Level::Error,
             sender: OnceLock::new(),
+            queue: Arc::default(),
             writer: Mutex::new(None),
+            closed: AtomicBool::new(false),
         }
     }
 
     /// Starts the writer thread. Call it once the process may have threads.
     pub(crate) fn start_writer(&self) {
         let (sender, receiver) = channel::<Vec<u8>>();
+        let (done, finished) = channel::<()>();
+        let queue = Arc::clone(&self.queue);
+        let (json, dropped_enabled) = (self.json, self.enabled(Level::Warn));
         let spawned = std::thread::Builder::new()
             .name("kindgi-log".to_owned())
             .spawn(move || {
@@ -400,11 +526,24 @@ impl Logger {
                             stopping = true;
                             continue;
                         }
+                        queue.release(line.len());
                         batch.extend_from_slice(&line);
                         if batch.len() >= BATCH_BYTES {
                             write(&batch);
                             batch.clear();
                         }
+                    }
+                    // Caught up: say what was dropped meanwhile, once.
+                    let dropped = queue.dropped.swap(0, Ordering::Relaxed);
+                    if dropped > 0 && dropped_enabled {
+                        let record = dropped_record(dropped);
+                        batch.extend(with_now(|time| {
+                            if json {
+                                record.json_line(time)
+                            } else {
+                                record.pretty_line(time).into_bytes()
+                            }
+                        }));
                     }
                     write(&batch);
                     batch.clear();
@@ -415,16 +554,18 @@ impl Logger {
                         std::thread::sleep(WRITE_PACE);
                     }
                 }
+                let _ = done.send(());
             });
         if let (Ok(handle), Ok(mut writer)) = (spawned, self.writer.lock())
             && self.sender.set(sender).is_ok()
         {
-            *writer = Some(handle);
+            *writer = Some((handle, finished));
         }
     }
 
-    /// Writes every record queued so far, and waits for the writer thread
-    /// to have written them. Records logged afterwards are written directly.
+    /// Writes every record queued so far, and waits (up to [`FLUSH_WAIT`],
+    /// as stderr may take nothing) for the writer thread to have written
+    /// them. Records logged afterwards are written directly.
     pub(crate) fn flush(&self) {
         // The sender can't be taken out of the OnceLock; a marker line tells
         // the writer to stop once everything before it is written.
@@ -432,9 +573,17 @@ impl Logger {
             let _ = sender.send(Vec::new());
         }
         let taken = self.writer.lock().ok().and_then(|mut w| w.take());
-        if let Some(handle) = taken {
+        if let Some((handle, finished)) = taken
+            && finished.recv_timeout(FLUSH_WAIT).is_ok()
+        {
             let _ = handle.join();
         }
+    }
+
+    /// Writes no record from now on: the one before was the last (the
+    /// service's `stopped`).
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::SeqCst);
     }
 
     pub(crate) fn enabled(&self, level: Level) -> bool {
@@ -471,12 +620,25 @@ impl Logger {
     }
 
     fn write(&self, line: Vec<u8>) {
+        if self.closed.load(Ordering::SeqCst) {
+            return;
+        }
         let line = match self.sender.get() {
-            // A line the stopped writer never takes comes back as the error.
-            Some(sender) => match sender.send(line) {
-                Ok(()) => return,
-                Err(unsent) => unsent.0,
-            },
+            Some(sender) => {
+                let len = line.len();
+                if !self.queue.admit(len) {
+                    return;
+                }
+                // A line the stopped writer never takes comes back as the
+                // error.
+                match sender.send(line) {
+                    Ok(()) => return,
+                    Err(unsent) => {
+                        self.queue.release(len);
+                        unsent.0
+                    }
+                }
+            }
             None => line,
         };
         let mut stderr = std::io::stderr().lock();
@@ -543,13 +705,76 @@ mod tests {
             "back\\slash",
             "nl\n",
             "\u{0}\u{1f}",
-            "\u{7f}é😀",
+            "é😀€",
             "",
         ] {
             let mut out = Vec::new();
             json_str(&mut out, text);
             assert_eq!(out, serde_json::to_vec(text).expect("a string"));
         }
+    }
+
+    /// Text a caller chose (a tool id, a run id) with a forged line and
+    /// terminal commands in it.
+    const FORGED: &str =
+        "x\r\n2026-01-01T00:00:00.000Z INFO  forged\u{1b}[2J\u{7}\u{7f}\u{9b}31m\u{2028}\u{2029}\t";
+
+    fn no_raw_control(line: &str) {
+        let body = line.strip_suffix('\n').expect("one line");
+        assert!(
+            !body
+                .chars()
+                .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'),
+            "a raw control character in {body:?}"
+        );
+    }
+
+    #[test]
+    fn every_control_character_is_escaped_in_every_format() {
+        let record = Record::lifecycle(Level::Warn, "call", format!("tool {FORGED} ok"))
+            .ids(Ids {
+                run_id: Some(FORGED.into()),
+                tenant_id: Some(FORGED.into()),
+                tool_id: Some(FORGED.into()),
+                ..Ids::default()
+            })
+            .field("id", FORGED)
+            .field("nested", serde_json::json!({"k": [FORGED]}));
+        let pretty = record.pretty_line("2026-01-01T00:00:00.000Z");
+        no_raw_control(&pretty);
+        assert!(
+            pretty.contains("x\\r\\n2026-01-01T00:00:00.000Z INFO  forged\\u{1b}[2J\\u{7}\\u{7f}\\u{9b}31m\\u{2028}\\u{2029}\\t"),
+            "{pretty}"
+        );
+        let json = String::from_utf8(record.json_line("2026-01-01T00:00:00.000Z")).expect("UTF-8");
+        no_raw_control(&json);
+        let parsed: Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(parsed["runId"], FORGED);
+        assert_eq!(parsed["nested"]["k"][0], FORGED);
+        assert!(
+            json.contains(r"\u001b[2J\u0007\u007f\u009b31m\u2028\u2029\t"),
+            "{json}"
+        );
+
+        let call = CallFacts {
+            target: "tool",
+            id: FORGED,
+            outcome: "tool-not-in-pack",
+            duration_ms: 1,
+            ids: Ids {
+                run_id: Some(FORGED.into()),
+                ..Ids::default()
+            },
+            pack_id: "p",
+            artifact_version: "1",
+        };
+        let fast = String::from_utf8(call.json_line("2026-01-01T00:00:00.000Z")).expect("UTF-8");
+        no_raw_control(&fast);
+        assert_eq!(
+            serde_json::from_str::<Value>(&fast).expect("JSON")["id"],
+            FORGED
+        );
+        no_raw_control(&call.into_record().pretty_line("2026-01-01T00:00:00.000Z"));
     }
 
     #[test]
@@ -559,6 +784,32 @@ mod tests {
         assert_eq!(first.len(), "2026-01-01T00:00:00.000Z".len());
         std::thread::sleep(std::time::Duration::from_millis(3));
         assert_ne!(now(), first);
+    }
+
+    #[test]
+    fn the_queue_is_bounded_and_counts_what_it_drops() {
+        let queue = Queue::default();
+        // One record alone always fits, whatever its size.
+        assert!(queue.admit(MAX_QUEUED_BYTES * 2));
+        assert!(!queue.admit(1));
+        queue.release(MAX_QUEUED_BYTES * 2);
+        let line = 1000;
+        let fit = (0..10_000).take_while(|_| queue.admit(line)).count();
+        assert_eq!(fit, MAX_QUEUED_BYTES / line);
+        assert_eq!(queue.dropped.load(Ordering::Relaxed), 2);
+        queue.release(line);
+        assert!(queue.admit(line));
+        let record = dropped_record(7);
+        let json: Value =
+            serde_json::from_slice(&record.json_line("2026-01-01T00:00:00.000Z")).expect("JSON");
+        assert_eq!(json["kind"], "log-dropped");
+        assert_eq!(json["event"], "log-dropped");
+        assert_eq!(json["level"], "warn");
+        assert_eq!(json["dropped"], 7);
+        assert_eq!(
+            json["message"],
+            "Dropped 7 log records: stderr was not taking them"
+        );
     }
 
     #[test]

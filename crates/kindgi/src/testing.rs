@@ -301,6 +301,7 @@ impl TestPack {
             deadline: started + context.timeout,
             trace: None,
             header_request_id: None,
+            blocking_slot: Default::default(),
         };
         let invoke = ToolInvoke {
             tool: ToolRef {

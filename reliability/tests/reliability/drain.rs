@@ -108,3 +108,85 @@ async fn a_rolling_restart_through_the_pack_client_doubles_and_loses_nothing() {
     assert!(report.ok >= plan.calls * 9 / 10, "{report:#?}");
     assert_eq!(report.ok, plan.calls, "{report:#?}");
 }
+
+/// A call still running when the 8 s drain window closes: it is answered
+/// `cancelled` before its connection closes, its `call` record comes
+/// before `stopped`, and the process exits within 8.5 s of SIGTERM — for an
+/// async handler and for a blocking one that ignores its cancellation.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn calls_past_the_drain_window_are_answered_cancelled_before_exit() {
+    use kindgi_reliability::{http, invoke, proc};
+    use serde_json::json;
+    let _heavy = heavy().await;
+    let mut service = start(&ServiceOptions::default());
+    let addr = service.addr();
+    let mut calls = Vec::new();
+    for (tool, input) in [
+        ("stress.sleep", json!({"ms": 30_000})),
+        ("stress.block", json!({"ms": 30_000})),
+    ] {
+        let request =
+            invoke::call(service.token(), tool, input).header("kindgi-timeout-ms", "60000");
+        calls.push(tokio::spawn(async move {
+            http::exchange(addr, &request, Duration::from_secs(40)).await
+        }));
+    }
+    // Both running.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let exit = proc::watch_exit(
+        service.pid(),
+        Duration::from_millis(5),
+        Duration::from_secs(20),
+    );
+    let termed = std::time::Instant::now();
+    service.sigterm();
+    let exited = tokio::task::spawn_blocking(move || exit.join().expect("watcher"))
+        .await
+        .expect("join")
+        .map(|at| at.duration_since(termed));
+    let status = service.wait_exit(Duration::from_secs(10));
+    let mut answers = Vec::new();
+    for call in calls {
+        answers.push(call.await.expect("task"));
+    }
+    let records = service.records();
+    let kinds: Vec<String> = records
+        .iter()
+        .filter(|r| r["kind"] == "call" || r["kind"] == "stopped" || r["kind"] == "draining")
+        .map(|r| format!("{} {}", r["kind"], r["message"]))
+        .collect();
+    println!("exit after {exited:?} ({status:?}); answers: {answers:#?}; records: {kinds:#?}");
+    for (outcome, tool) in answers.iter().zip(["stress.sleep", "stress.block"]) {
+        let answer = outcome
+            .response()
+            .unwrap_or_else(|| panic!("{tool}: no answer: {outcome}"));
+        assert_eq!(answer.status, 200, "{tool}: {}", answer.text());
+        let body = answer.json();
+        assert_eq!(
+            invoke::error_code(&body),
+            Some("cancelled"),
+            "{tool}: {body}"
+        );
+        assert_eq!(body["message"], format!("{tool} was cancelled"));
+    }
+    let exited = exited.expect("the service exited");
+    assert!(
+        exited < Duration::from_millis(8_500),
+        "exit {exited:?} after SIGTERM"
+    );
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    let stopped = records
+        .iter()
+        .position(|r| r["kind"] == "stopped")
+        .expect("a stopped record");
+    assert_eq!(
+        stopped,
+        records.len() - 1,
+        "records after stopped: {kinds:#?}"
+    );
+    let cancelled = records
+        .iter()
+        .filter(|r| r["kind"] == "call" && r["outcome"] == "cancelled")
+        .count();
+    assert_eq!(cancelled, 2, "{kinds:#?}");
+}

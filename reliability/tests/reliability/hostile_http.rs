@@ -461,3 +461,153 @@ async fn malformed_framing_is_400_and_runs_nothing() {
     let ok = http::exchange(service.addr(), &Request::get("/healthz"), WAIT).await;
     assert_eq!(ok.status(), Some(200), "{ok}");
 }
+
+/// X4: under a low open-files limit the connection cap comes from the
+/// descriptors there are, so the service evicts a silent connection for a
+/// newcomer before it runs out of descriptors; and at boot it raises its
+/// soft limit to the hard one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connection_cap_fits_the_open_files_limit() {
+    let _heavy = heavy().await;
+    if proc::raise_open_files_limit(8192).unwrap_or(0) < 4096 {
+        eprintln!("skipped: this process can't hold the connections it needs");
+        return;
+    }
+    // The soft limit is raised to the hard one.
+    let raised = start(&ServiceOptions::default().open_files(1024, 4096));
+    let limits = raised.open_files_limits();
+    println!("started with 1024:4096, runs with {limits:?}");
+    assert_eq!(limits, Some((4096, 4096)));
+    drop(raised);
+
+    // Soft and hard at 1024: more silent connections than descriptors.
+    let service = start(&ServiceOptions::default().open_files(1024, 1024));
+    let mut idle = Vec::new();
+    for _ in 0..1100 {
+        match tokio::time::timeout(Duration::from_secs(5), Connection::open(service.addr())).await {
+            Ok(Ok(conn)) => idle.push(conn),
+            _ => break,
+        }
+    }
+    // Let the service take what it will.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let fds = service.open_fds();
+    let started = std::time::Instant::now();
+    let healthz = http::exchange(
+        service.addr(),
+        &Request::get("/healthz"),
+        Duration::from_secs(10),
+    )
+    .await;
+    let took = started.elapsed();
+    println!(
+        "{} idle connections opened, the service holds {fds} descriptors; healthz: {healthz} in {took:?}",
+        idle.len()
+    );
+    assert_eq!(healthz.status(), Some(200), "{healthz}");
+    assert!(took < Duration::from_secs(1), "{took:?}");
+    assert!(fds < 1000, "{fds} descriptors of 1024");
+    let call = http::exchange(
+        service.addr(),
+        &invoke::call(service.token(), "stress.sleep", json!({"ms": 1})),
+        Duration::from_secs(10),
+    )
+    .await;
+    assert_eq!(call.status(), Some(200), "{call}");
+    let capped = service.records_of("connections-capped");
+    println!("{capped:?}");
+    assert_eq!(capped.len(), 1, "{}", service.output());
+    assert_eq!(capped[0]["openFiles"], 1024);
+}
+
+/// X3: connections that trickle their request head (a byte every 3 s)
+/// past the connection cap: the slowest — those that have not completed a
+/// head — make room for a newcomer, so `/healthz` on a new connection
+/// answers at once (p99 under 100 ms), not when a trickler's header
+/// timeout frees a slot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn trickling_heads_past_the_cap_make_room_for_new_clients() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use tokio::io::AsyncWriteExt as _;
+    const TRICKLERS: usize = 4600;
+    let _heavy = heavy().await;
+    if proc::raise_open_files_limit(3 * TRICKLERS as u64).unwrap_or(0) < (TRICKLERS + 1024) as u64 {
+        eprintln!("skipped: the open-files limit is below the connections needed");
+        return;
+    }
+    let service = start(&ServiceOptions::default());
+    let addr = service.addr();
+    let stop = Arc::new(tokio::sync::Notify::new());
+    let open = Arc::new(AtomicUsize::new(0));
+    let head = b"GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\nx-slow: ".to_vec();
+    let mut tricklers = Vec::new();
+    for _ in 0..TRICKLERS {
+        let (stop, open, head) = (Arc::clone(&stop), Arc::clone(&open), head.clone());
+        tricklers.push(tokio::spawn(async move {
+            // Bounded: at most 20 connections and 60 s per trickler.
+            let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+            for _ in 0..20 {
+                let Ok(Ok(mut stream)) = tokio::time::timeout(
+                    Duration::from_secs(5),
+                    tokio::net::TcpStream::connect(addr),
+                )
+                .await
+                else {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    continue;
+                };
+                open.fetch_add(1, Ordering::Relaxed);
+                let mut sent = 0;
+                loop {
+                    let byte = [head.get(sent).copied().unwrap_or(b'a')];
+                    if stream.write_all(&byte).await.is_err() {
+                        break;
+                    }
+                    sent += 1;
+                    tokio::select! {
+                        () = tokio::time::sleep(Duration::from_secs(3)) => {}
+                        () = stop.notified() => return,
+                        () = tokio::time::sleep_until(deadline) => return,
+                    }
+                }
+                open.fetch_sub(1, Ordering::Relaxed);
+                if tokio::time::Instant::now() >= deadline {
+                    return;
+                }
+            }
+        }));
+        if tricklers.len() % 500 == 0 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+    // Every slot taken by tricklers, the rest waiting in the backlog.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let mut took = Vec::new();
+    for _ in 0..50 {
+        let started = std::time::Instant::now();
+        let healthz = http::exchange(addr, &Request::get("/healthz"), Duration::from_secs(5)).await;
+        let elapsed = started.elapsed();
+        assert_eq!(healthz.status(), Some(200), "{healthz} after {elapsed:?}");
+        took.push(elapsed);
+        assert!(
+            elapsed < Duration::from_secs(1),
+            "healthz after {elapsed:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    took.sort();
+    let p50 = took[took.len() / 2];
+    let p99 = took[took.len() * 99 / 100];
+    println!(
+        "{TRICKLERS} tricklers ({} connected now, the service holds {} descriptors): healthz p50 {p50:?}, p99 {p99:?}, max {:?}",
+        open.load(Ordering::Relaxed),
+        service.open_fds(),
+        took[took.len() - 1]
+    );
+    stop.notify_waiters();
+    for trickler in tricklers {
+        trickler.abort();
+    }
+    assert!(p99 < Duration::from_millis(100), "p99 {p99:?}");
+}

@@ -4,8 +4,10 @@
 
 mod common;
 mod drain;
+mod early_answers;
 mod hostile_http;
 mod hostile_json;
+mod logs;
 mod overload;
 mod panics;
 mod schemas;

@@ -442,8 +442,22 @@ impl Tool {
 
     /// A blocking handler: `fn(Input) -> Result<Output, E>` or
     /// `fn(Input, ToolContext) -> Result<Output, E>`, run on the blocking
-    /// thread pool, off the async workers. It can't be dropped mid-way: a
-    /// long one checks [`ToolContext::is_cancelled`].
+    /// thread pool, off the async workers.
+    ///
+    /// It can't be stopped mid-way. When its call ends early — its deadline
+    /// passes, the caller goes away, the service's drain window closes — the
+    /// call is answered at once (`deadline-exceeded`, `cancelled`), and the
+    /// handler is told through its context: [`ToolContext::is_cancelled`]
+    /// turns true and [`ToolContext::cancellation`] gives the reason
+    /// ([`crate::CancelReason`]). A long one checks it between steps (and
+    /// bounds each step by [`ToolContext::deadline`]) and returns; what it
+    /// returns then is dropped, and the service logs
+    /// `handler-finished-late`. Until it returns it keeps its thread and
+    /// one of the service's blocking slots (as many as
+    /// `KINDGI_PACK_SERVICE_MAX_CONCURRENCY`, at most 256): while every slot
+    /// is held, a new call of a blocking tool is refused 503 `overloaded`
+    /// (it did not run), so a handler that ignores its cancellation takes
+    /// that room from later calls.
     pub fn blocking_handler<H, Args>(mut self, handler: H) -> Self
     where
         H: BlockingHandler<Args>,

@@ -1,9 +1,9 @@
 //! The connections the service serves: a slot each, at most
 //! [`MAX_CONNECTIONS`], and room made for newcomers by closing connections
-//! that never sent a byte.
+//! that have not completed a request head, the oldest (slowest) first.
 
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -20,31 +20,42 @@ use super::state::ServiceState;
 /// How long a client may take to send its request's headers.
 const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most connections served at once. Past it, a new connection takes the
-/// slot of the oldest one that has not sent a byte yet, or, when every
-/// connection has, waits in the listen backlog until one closes.
+/// slot of the oldest one that has not completed its first request head
+/// (silent, or trickling it: the slowest, as it has had the longest), or,
+/// when every connection has, waits in the listen backlog until one closes.
 pub(super) const MAX_CONNECTIONS: usize = 4096;
 
 /// The connections being served: their slots, the ones among them that
-/// have not sent a byte yet, and their graceful shutdown.
+/// have not completed a request head yet, and their graceful shutdown.
 pub(super) struct Connections {
-    /// One permit per connection, [`MAX_CONNECTIONS`] in all.
+    /// One permit per connection, `cap` in all.
     slots: Arc<Semaphore>,
+    /// The most connections served at once: [`MAX_CONNECTIONS`], or fewer
+    /// under a low open-files limit.
+    cap: usize,
     silent: Arc<SilentConnections>,
     graceful: GracefulShutdown,
 }
 
 impl Connections {
-    pub(super) fn new() -> Self {
+    /// Serves at most `cap` connections at once.
+    pub(super) fn new(cap: usize) -> Self {
         Self {
-            slots: Arc::new(Semaphore::new(MAX_CONNECTIONS)),
+            slots: Arc::new(Semaphore::new(cap)),
+            cap,
             silent: Arc::new(SilentConnections::default()),
             graceful: GracefulShutdown::new(),
         }
     }
 
+    /// The most connections served at once.
+    pub(super) fn cap(&self) -> usize {
+        self.cap
+    }
+
     /// A slot for a new connection: a free one; else that of the oldest
-    /// connection that has not sent a byte yet, which is closed for it;
-    /// else (every connection is serving) the first one to free up.
+    /// connection that has not completed a request head, which is closed
+    /// for it; else (every connection is serving) the first one to free up.
     /// `None` only if the semaphore were closed, which it never is.
     pub(super) async fn slot(&self) -> Option<OwnedSemaphorePermit> {
         if let Ok(slot) = Arc::clone(&self.slots).try_acquire_owned() {
@@ -58,15 +69,15 @@ impl Connections {
     /// Waits, up to `window`, for every connection to close (all slots
     /// back).
     pub(super) async fn settle(&self, window: Duration) {
-        if let Ok(all) = u32::try_from(MAX_CONNECTIONS) {
+        if let Ok(all) = u32::try_from(self.cap) {
             let settled = Arc::clone(&self.slots).acquire_many_owned(all);
             let _ = tokio::time::timeout(window, settled).await;
         }
     }
 
-    /// Closes the connections that have not sent a byte, and lets the
-    /// others finish the request they are on, for up to `window`; idle ones
-    /// close.
+    /// Closes the connections that have not completed a request head, and
+    /// lets the others finish the request they are on, for up to `window`;
+    /// idle ones close.
     pub(super) async fn close(self, window: Duration) {
         self.silent.close_all();
         let _ = tokio::time::timeout(window, self.graceful.shutdown()).await;
@@ -83,7 +94,7 @@ impl Connections {
         let state = Arc::clone(state);
         let silent = Arc::clone(&self.silent);
         let watcher = self.graceful.watcher();
-        let (id, closed) = silent.enter();
+        let (id, mut closed) = silent.enter();
         let opened = tokio::time::Instant::now();
         tokio::spawn(async move {
             // Until its first byte, the connection may be closed to make
@@ -95,41 +106,59 @@ impl Connections {
                 peeked = tokio::time::timeout(HEADER_TIMEOUT, stream.peek(&mut first)) => {
                     matches!(peeked, Ok(Ok(n)) if n > 0)
                 }
-                _ = closed => false,
+                _ = &mut closed => false,
             };
-            silent.leave(id);
             if heard {
-                let service =
-                    service_fn(move |request| http::answer_guarded(Arc::clone(&state), request));
+                // Until its first request head is complete it may still be
+                // closed for a newcomer: a client trickling its head can't
+                // keep a slot from a new one.
+                let listed = AtomicBool::new(true);
+                let head_done = Arc::clone(&silent);
+                let service = service_fn(move |request| {
+                    if listed.swap(false, Ordering::Relaxed) {
+                        head_done.leave(id);
+                    }
+                    http::answer_guarded(Arc::clone(&state), request)
+                });
                 // The wait for the first byte counts: the head is due
                 // HEADER_TIMEOUT after the connection opened.
                 let connection = http1::Builder::new()
                     .timer(TokioTimer::new())
                     .header_read_timeout(HEADER_TIMEOUT.saturating_sub(opened.elapsed()))
                     .serve_connection(TokioIo::new(stream), service);
-                let _ = watcher.watch(connection).await;
+                let watched = watcher.watch(connection);
+                // Once its head is in, leaving the list drops the sender:
+                // an error, not a close, which the pattern skips.
+                tokio::select! {
+                    _ = watched => {}
+                    Ok(()) = &mut closed => {}
+                }
             }
+            silent.leave(id);
             drop(slot);
         });
     }
 }
 
-/// The connections that have not sent their first byte yet, oldest first.
-/// When every connection slot is taken and a new connection comes, the
-/// oldest of them is closed to make room: connections that never send
-/// anything (no token is needed to open them) then can't hold every slot
-/// until the header timeout, while a connection serving a request is never
-/// closed for a newcomer.
+/// The connections that may be closed to make room for a newcomer: those
+/// that have not completed their first request head (silent ones included),
+/// oldest first. When every connection slot is taken and a new connection
+/// comes, the oldest of them is closed: it has had the longest to send a
+/// head and still hasn't, so it is the slowest (a connection that sends
+/// nothing, or trickles its head; no token is needed for either), while a
+/// connection just accepted, its request already on the way, is the last
+/// one closed, and a connection serving a request never is.
 #[derive(Debug, Default)]
 struct SilentConnections {
-    /// By arrival: closing one is dropping its sender.
+    /// By arrival. Closing a connection is sending on its sender; dropping
+    /// the sender (it left the list) is not.
     waiting: Mutex<BTreeMap<u64, oneshot::Sender<()>>>,
     next: AtomicU64,
 }
 
 impl SilentConnections {
-    /// Counts a new connection in; the receiver resolves when it is to be
-    /// closed.
+    /// Counts a new connection in; the receiver resolves `Ok` when it is
+    /// to be closed.
     fn enter(&self) -> (u64, oneshot::Receiver<()>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (close, closed) = oneshot::channel();
@@ -137,19 +166,24 @@ impl SilentConnections {
         (id, closed)
     }
 
-    /// Counts connection `id` out: it has sent a byte, or closed.
+    /// Counts connection `id` out: its first head is in, or it closed.
     fn leave(&self, id: u64) {
         self.waiting().remove(&id);
     }
 
-    /// Closes the oldest silent connection, if there is one.
+    /// Closes the oldest connection without a complete head, if there is
+    /// one.
     fn close_oldest(&self) {
-        self.waiting().pop_first();
+        if let Some((_, close)) = self.waiting().pop_first() {
+            let _ = close.send(());
+        }
     }
 
-    /// Closes every silent connection (at exit).
+    /// Closes every connection without a complete head (at exit).
     fn close_all(&self) {
-        self.waiting().clear();
+        for close in std::mem::take(&mut *self.waiting()).into_values() {
+            let _ = close.send(());
+        }
     }
 
     /// The map, even if a thread panicked holding it (it stays consistent:

@@ -6,9 +6,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::header::{AsHeaderName, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use http::header::{AsHeaderName, CONTENT_LENGTH, CONTENT_TYPE, EXPECT, RETRY_AFTER};
+use http::request::Parts;
 use http::{HeaderMap, HeaderName, Method, Request, StatusCode};
-use http_body_util::{BodyExt, Full, Limited};
+use http_body::Body as _;
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use kindgi_protocol::{ErrorCode, ErrorResponse, Request as Message, headers, parse_request};
 use subtle::ConstantTimeEq;
@@ -24,6 +26,17 @@ pub(crate) type HttpResponse = hyper::Response<Full<Bytes>>;
 
 /// How long a client may take to send a request body.
 const BODY_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// After an answer sent before its request's body was read (a 413 from
+/// `Content-Length`, a 401, 415 or 503), the service goes on reading that
+/// body and throwing it away, at most this many bytes and for at most
+/// [`DISCARD_TIME`], before it closes the connection: closing a socket with
+/// unread bytes makes the kernel reset it, and a client still sending
+/// (Node's `fetch`) then gets the reset, not the answer. Nothing read is
+/// kept.
+const DISCARD_BYTES: u64 = 32 * 1024 * 1024;
+/// See [`DISCARD_BYTES`].
+const DISCARD_TIME: Duration = Duration::from_secs(5);
 
 // The protocol's headers as header names, made once: looking a header up
 // by a `&str` parses the name on every lookup.
@@ -112,7 +125,23 @@ pub(crate) async fn answer_guarded(
     state: Arc<ServiceState>,
     request: Request<Incoming>,
 ) -> Result<HttpResponse, Infallible> {
-    let mut response = guarded(handle(Arc::clone(&state), request)).await;
+    let (parts, body) = request.into_parts();
+    // Taken by the handler once it has read the body to its end.
+    let mut body = Some(body);
+    let mut response = guarded(handle(Arc::clone(&state), &parts, &mut body)).await;
+    // Answered before its body was read: read the rest and throw it away
+    // for a while, then close (a client that asked `100-continue` has sent
+    // no body, and is not asked to).
+    if let Some(body) = body
+        && !body.is_end_stream()
+        && !parts.headers.contains_key(EXPECT)
+    {
+        response.headers_mut().insert(
+            http::header::CONNECTION,
+            http::HeaderValue::from_static("close"),
+        );
+        tokio::spawn(discard(body));
+    }
     // While draining, every answer closes its connection, so that a client
     // never sends its next request on a connection about to be closed.
     if state.is_draining() {
@@ -122,6 +151,50 @@ pub(crate) async fn answer_guarded(
         );
     }
     Ok(response)
+}
+
+/// Reads `body` and drops what it reads, up to [`DISCARD_BYTES`] and
+/// [`DISCARD_TIME`]; then the connection closes.
+async fn discard(mut body: Incoming) {
+    let mut read = 0u64;
+    let _ = tokio::time::timeout(DISCARD_TIME, async {
+        while read < DISCARD_BYTES {
+            match body.frame().await {
+                Some(Ok(frame)) => {
+                    read += frame.data_ref().map_or(0, |data| data.len() as u64);
+                }
+                Some(Err(_)) | None => break,
+            }
+        }
+    })
+    .await;
+}
+
+/// A request body read to its end, or why it wasn't.
+enum BodyError {
+    /// Past [`headers::MAX_BODY_BYTES`].
+    TooLarge,
+    /// The connection failed or the body was malformed.
+    Unreadable,
+}
+
+/// Reads `body` into one buffer, refusing it past the limit: what it costs
+/// is about its size, whatever its framing (each of a million one-byte
+/// chunks would otherwise keep its own buffer until the end).
+async fn read_body(body: &mut Incoming, declared: Option<u64>) -> Result<Bytes, BodyError> {
+    let limit = headers::MAX_BODY_BYTES;
+    let expected = declared.map_or(0, |n| usize::try_from(n).unwrap_or(limit).min(limit));
+    let mut out = Vec::with_capacity(expected);
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|_| BodyError::Unreadable)?;
+        if let Some(data) = frame.data_ref() {
+            if out.len() + data.len() > limit {
+                return Err(BodyError::TooLarge);
+            }
+            out.extend_from_slice(data);
+        }
+    }
+    Ok(Bytes::from(out))
 }
 
 /// `answer`, or 500 `The pack service failed` if it panics. (A pack
@@ -136,9 +209,14 @@ async fn guarded(answer: impl Future<Output = HttpResponse>) -> HttpResponse {
         .unwrap_or_else(|_| error(StatusCode::INTERNAL_SERVER_ERROR, "The pack service failed"))
 }
 
-/// Answers one request.
-async fn handle(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpResponse {
-    let method = request.method().clone();
+/// Answers one request. `body` is left as it is unless the body was read
+/// to its end.
+async fn handle(
+    state: Arc<ServiceState>,
+    request: &Parts,
+    body: &mut Option<Incoming>,
+) -> HttpResponse {
+    let method = request.method.clone();
     let expect = |want: Method| -> Option<HttpResponse> {
         (method != want).then(|| {
             error(
@@ -151,7 +229,7 @@ async fn handle(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
             )
         })
     };
-    match request.uri().path() {
+    match request.uri.path() {
         "/healthz" => {
             expect(Method::GET).unwrap_or_else(|| json(StatusCode::OK, r#"{"status":"ok"}"#))
         }
@@ -161,9 +239,9 @@ async fn handle(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
         "/v1/info" => {
             if let Some(refused) = expect(Method::GET) {
                 refused
-            } else if !token_ok(&state, request.headers()) {
+            } else if !token_ok(&state, &request.headers) {
                 error(StatusCode::UNAUTHORIZED, "Bad pack token")
-            } else if !tenant_ok(&state, request.headers()) {
+            } else if !tenant_ok(&state, &request.headers) {
                 tenant_mismatch()
             } else {
                 json(StatusCode::OK, state.info_body.clone())
@@ -171,14 +249,17 @@ async fn handle(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
         }
         "/v1/invoke" => match expect(Method::POST) {
             Some(refused) => refused,
-            None => invoke(state, request).await,
+            None => invoke(state, &request.headers, body).await,
         },
         path => error(StatusCode::NOT_FOUND, &format!("No route {path}")),
     }
 }
 
-async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpResponse {
-    let headers = request.headers();
+async fn invoke(
+    state: Arc<ServiceState>,
+    headers: &HeaderMap,
+    request_body: &mut Option<Incoming>,
+) -> HttpResponse {
     if !token_ok(&state, headers) {
         return error(StatusCode::UNAUTHORIZED, "Bad pack token");
     }
@@ -216,17 +297,29 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
     let trace = header(headers, TRACEPARENT).and_then(trace_ids);
     let header_request_id = header(headers, REQUEST_ID).map(str::to_owned);
 
-    let body = Limited::new(request.into_body(), headers::MAX_BODY_BYTES);
-    let body = match tokio::time::timeout(BODY_TIMEOUT, body.collect()).await {
-        Ok(Ok(collected)) => collected.to_bytes(),
-        Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-        Ok(Err(_)) | Err(_) => {
+    let Some(incoming) = request_body.as_mut() else {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "The request body could not be read",
+        );
+    };
+    let collected = tokio::select! {
+        collected = tokio::time::timeout(BODY_TIMEOUT, read_body(incoming, declared)) => collected,
+        // The drain window closed before the body came: the call never ran.
+        () = state.window_closed.cancelled() => return draining(),
+    };
+    let body = match collected {
+        Ok(Ok(body)) => body,
+        Ok(Err(BodyError::TooLarge)) => return too_large(),
+        Ok(Err(BodyError::Unreadable)) | Err(_) => {
             return error(
                 StatusCode::BAD_REQUEST,
                 "The request body could not be read",
             );
         }
     };
+    // Read to its end: nothing is left to discard.
+    *request_body = None;
     // The room seen before the body may be gone now: then this call is
     // refused like any other past the cap (it has not run).
     let Ok(permit) = Arc::clone(&state.capacity).try_acquire_owned() else {
@@ -244,6 +337,7 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
         deadline: deadline_after(timeout_ms),
         trace,
         header_request_id,
+        blocking_slot: Default::default(),
     };
     let outcome = match message {
         Message::Invoke(call) => run_tool(&state, call, meta).await,
@@ -260,6 +354,7 @@ async fn invoke(state: Arc<ServiceState>, request: Request<Incoming>) -> HttpRes
 fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpResponse {
     match outcome {
         Answer::TenantMismatch => tenant_mismatch(),
+        Answer::Overloaded => overloaded(),
         Answer::Message(message) => {
             let body = serde_json::to_vec(&message).unwrap_or_default();
             let mut response = json(StatusCode::OK, body);

@@ -20,12 +20,28 @@ use crate::log::{CallFacts, Ids, Level, Record};
 use crate::log_events::{CallLog, in_blocking_call, in_call};
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 
-/// What an invoke answers: a message (200), or a tenant refusal (421).
+/// What an invoke answers: a message (200), a tenant refusal (421), or
+/// 503 `overloaded` for a blocking handler with no slot free (it did not
+/// run).
 #[derive(Debug)]
 pub(crate) enum Answer {
     Message(Response),
     TenantMismatch,
+    Overloaded,
 }
+
+/// The most blocking handlers running at once (with the service's
+/// concurrency cap, when lower), counting those still running after their
+/// call ended (past its deadline, cancelled): a blocking handler can't be
+/// stopped, so one that ignores its cancellation keeps its thread. A
+/// blocking call that finds no slot is refused 503 `overloaded` at once,
+/// rather than queued for a thread past its deadline; the blocking pool
+/// (512 threads) keeps the rest for the runtime's own blocking work.
+pub(crate) const MAX_BLOCKING_HANDLERS: usize = 256;
+
+/// A blocking handler's slot, taken before the call is logged and moved
+/// to the handler's thread, which gives it back when the handler returns.
+pub(crate) type BlockingSlot = Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>;
 
 /// Request bodies from this size on are parsed and checked against their
 /// schemas through [`off_worker`].
@@ -59,6 +75,8 @@ pub(crate) struct CallMeta {
     pub(crate) deadline: Instant,
     pub(crate) trace: Option<(String, String)>,
     pub(crate) header_request_id: Option<String>,
+    /// A blocking handler's slot, when the call took one.
+    pub(crate) blocking_slot: BlockingSlot,
 }
 
 /// Logs the call's `call` record when it ends — also when the caller goes
@@ -116,6 +134,19 @@ pub(crate) async fn run_tool(state: &ServiceState, invoke: ToolInvoke, meta: Cal
         && &invoke.ctx.tenant_id != pinned
     {
         return Answer::TenantMismatch;
+    }
+    if let Some(tool) = state.tools.get(&invoke.tool.id)
+        && matches!(tool.handler, Handler::Blocking(_))
+    {
+        match Arc::clone(&state.blocking).try_acquire_owned() {
+            Ok(slot) => {
+                *meta
+                    .blocking_slot
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(slot);
+            }
+            Err(_) => return Answer::Overloaded,
+        }
     }
     let id = invoke.tool.id.clone();
     let cancellation = Cancellation::new();
@@ -367,61 +398,81 @@ async fn run_handler(
     ));
     // The handler's outcome (a panic is a thrown error), or the code of a
     // call that ended without one; `Err` when the deadline passed first.
-    let ran = match &tool.handler {
-        Handler::Async(handler) => {
-            // Polled right here, on the call's own task: no task to spawn
-            // and wake per call. Dropping the call (a caller that went
-            // away, the deadline) drops the handler's future with it.
-            // Making the future reads the input into the handler's type:
-            // for a large body, work for off the worker.
-            let made = off_worker(meta.large, || {
-                std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)))
-            });
-            match made {
-                Ok(future) => {
-                    let run = AssertUnwindSafe(in_call(call_log, future)).catch_unwind();
-                    tokio::time::timeout_at(meta.deadline.into(), run)
-                        .await
-                        .map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
+    let work = async {
+        match &tool.handler {
+            Handler::Async(handler) => {
+                // Polled right here, on the call's own task: no task to spawn
+                // and wake per call. Dropping the call (a caller that went
+                // away, the deadline) drops the handler's future with it.
+                // Making the future reads the input into the handler's type:
+                // for a large body, work for off the worker.
+                let made = off_worker(meta.large, || {
+                    std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)))
+                });
+                match made {
+                    Ok(future) => {
+                        let run = AssertUnwindSafe(in_call(call_log, future)).catch_unwind();
+                        tokio::time::timeout_at(meta.deadline.into(), run)
+                            .await
+                            .map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
+                    }
+                    Err(payload) => Ok(Ok(panicked(&*payload))),
                 }
-                Err(payload) => Ok(Ok(panicked(&*payload))),
+            }
+            Handler::Blocking(handler) => {
+                let handler = Arc::clone(handler);
+                let logger = Arc::clone(&state.logger);
+                let id = tool.entry.id.clone();
+                let ended = Arc::clone(&ended_at);
+                // A test's process env for this call goes along to the thread.
+                let env = crate::env::overrides();
+                // Held until the handler returns, however long after its call.
+                let slot = meta
+                    .blocking_slot
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take();
+                let task = tokio::task::spawn_blocking(move || {
+                    let _slot = slot;
+                    let outcome = crate::env::in_thread(env, || {
+                        in_blocking_call(call_log, || handler(input, ctx))
+                    });
+                    if let Some(at) = ended.get() {
+                        let after = at.elapsed().as_millis() as u64;
+                        logger.log(
+                            Record::lifecycle(
+                                Level::Warn,
+                                "handler-finished-late",
+                                format!("tool {id} finished {after} ms after its call ended"),
+                            )
+                            .field("afterMs", after),
+                        );
+                    }
+                    outcome
+                });
+                tokio::time::timeout_at(meta.deadline.into(), task)
+                    .await
+                    .map(|joined| {
+                        // Not a panic: the runtime is shutting down.
+                        joined.or_else(|error| {
+                            error
+                                .try_into_panic()
+                                .map(|payload| panicked(&*payload))
+                                .map_err(|_| ErrorCode::Cancelled)
+                        })
+                    })
             }
         }
-        Handler::Blocking(handler) => {
-            let handler = Arc::clone(handler);
-            let logger = Arc::clone(&state.logger);
-            let id = tool.entry.id.clone();
-            let ended = Arc::clone(&ended_at);
-            // A test's process env for this call goes along to the thread.
-            let env = crate::env::overrides();
-            let task = tokio::task::spawn_blocking(move || {
-                let outcome = crate::env::in_thread(env, || {
-                    in_blocking_call(call_log, || handler(input, ctx))
-                });
-                if let Some(at) = ended.get() {
-                    let after = at.elapsed().as_millis() as u64;
-                    logger.log(
-                        Record::lifecycle(
-                            Level::Warn,
-                            "handler-finished-late",
-                            format!("tool {id} finished {after} ms after its call ended"),
-                        )
-                        .field("afterMs", after),
-                    );
-                }
-                outcome
-            });
-            tokio::time::timeout_at(meta.deadline.into(), task)
-                .await
-                .map(|joined| {
-                    // Not a panic: the runtime is shutting down.
-                    joined.or_else(|error| {
-                        error
-                            .try_into_panic()
-                            .map(|payload| panicked(&*payload))
-                            .map_err(|_| ErrorCode::Cancelled)
-                    })
-                })
+    };
+    // The drain window closing ends the call as its deadline would: the
+    // handler is told (reason `shutdown`), and the call is answered
+    // `cancelled` before the service closes its connection.
+    let ran = tokio::select! {
+        ran = work => ran,
+        () = state.window_closed.cancelled() => {
+            let _ = ended_at.set(Instant::now());
+            cancellation.cancel(CancelReason::Shutdown);
+            return Err(ErrorCode::Cancelled);
         }
     };
     ran.unwrap_or_else(|_elapsed| {

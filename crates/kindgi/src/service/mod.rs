@@ -6,6 +6,7 @@ mod connections;
 mod env_filter;
 mod http;
 pub(crate) mod invoke;
+mod limits;
 mod process_env;
 pub(crate) mod state;
 mod traceparent;
@@ -31,6 +32,14 @@ use crate::log::{Level, Logger, Record};
 
 /// How long SIGTERM waits for the calls in flight.
 const DRAIN_WINDOW: Duration = Duration::from_secs(8);
+/// When, after SIGTERM, the `stopped` record is written at the latest: the
+/// drain window, then the answers of the calls it cut short, the backlog,
+/// the settle and close windows, all within this. The process exits a
+/// moment later (the runtime's shutdown, the log's flush): within 8.5 s.
+const STOPPED_BY: Duration = Duration::from_millis(8_300);
+/// How long, once the drain window closed, the calls it cut short get to
+/// be answered `cancelled`.
+const CANCEL_WINDOW: Duration = Duration::from_millis(150);
 /// How long, after the drain, connections taken while draining get to read
 /// their request and answer it before idle ones are closed.
 const SETTLE_WINDOW: Duration = Duration::from_millis(250);
@@ -59,6 +68,7 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         }
     };
     process_env::remove_vars(["KINDGI_PACK_SERVICE_TOKEN"]);
+    let open_files = limits::raise_open_files();
     let state = match boot(&pack, &config, &logger) {
         Ok(state) => state,
         Err(problems) => {
@@ -102,7 +112,7 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(serve(Arc::new(state), &config));
+    let code = runtime.block_on(serve(Arc::new(state), &config, open_files));
     runtime.shutdown_timeout(Duration::from_millis(100));
     logger.flush();
     code
@@ -191,6 +201,9 @@ fn boot(
     state.env_check = config.env_check;
     state.missing_env = missing_env;
     state.capacity = Arc::new(Semaphore::new(config.max_concurrency));
+    state.blocking = Arc::new(Semaphore::new(
+        config.max_concurrency.min(invoke::MAX_BLOCKING_HANDLERS),
+    ));
     Ok(state)
 }
 
@@ -307,7 +320,11 @@ fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
     }
 }
 
-async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
+async fn serve(
+    state: Arc<ServiceState>,
+    config: &ServiceConfig,
+    open_files: Option<u64>,
+) -> ExitCode {
     let host = config.host.clone().unwrap_or_else(|| "0.0.0.0".to_owned());
     let listener = match bind(&host, config.port).await {
         Ok(listener) => listener,
@@ -340,10 +357,27 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
         .field("packId", state.index.pack_id.as_str())
         .field("artifactVersion", state.index.artifact_version.as_str()),
     );
-    let connections = Connections::new();
+    let cap = limits::connection_cap(open_files);
+    if cap < MAX_CONNECTIONS {
+        state.logger.log(
+            Record::lifecycle(
+                Level::Warn,
+                "connections-capped",
+                format!(
+                    "Serving at most {cap} connections at once: the open-files limit is {} (raise it to {} or more for all {MAX_CONNECTIONS})",
+                    open_files.unwrap_or_default(),
+                    MAX_CONNECTIONS + MAX_CONNECTIONS / 3 + 1
+                ),
+            )
+            .field("connections", cap)
+            .field("openFiles", open_files.unwrap_or_default()),
+        );
+    }
+    let connections = Connections::new(cap);
     let signal = shutdown_signal();
     tokio::pin!(signal);
     let mut drain_until: Option<tokio::time::Instant> = None;
+    let mut stopped_by = tokio::time::Instant::now() + STOPPED_BY;
     // A connection taken from the listener, waiting for a slot. Kept here
     // rather than in a future of the select, so that no other branch
     // firing ever drops it.
@@ -359,10 +393,19 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
                     "draining",
                     "Draining: finishing the calls in flight",
                 ));
-                drain_until = Some(tokio::time::Instant::now() + DRAIN_WINDOW);
+                let now = tokio::time::Instant::now();
+                drain_until = Some(now + DRAIN_WINDOW);
+                stopped_by = now + STOPPED_BY;
             }
             () = state.in_flight.wait_idle(), if draining => break,
-            () = tokio::time::sleep_until(until), if draining => break,
+            () = tokio::time::sleep_until(until), if draining => {
+                // Calls still running are answered `cancelled` (reason
+                // `shutdown`) before their connections close.
+                state.window_closed.cancel();
+                let answered = state.in_flight.wait_idle();
+                let _ = tokio::time::timeout(CANCEL_WINDOW, answered).await;
+                break;
+            }
             accepted = listener.accept(), if arrived.is_none() => match accepted {
                 Ok((stream, _)) => arrived = Some(stream),
                 // Out of file descriptors, or a connection reset before it
@@ -376,18 +419,25 @@ async fn serve(state: Arc<ServiceState>, config: &ServiceConfig) -> ExitCode {
             }
         }
     }
-    take_backlog(listener, arrived, &connections, &state).await;
+    // Every step from here on fits in what is left before `stopped_by`.
+    let left = |most: Duration| {
+        most.min(stopped_by.saturating_duration_since(tokio::time::Instant::now()))
+    };
+    take_backlog(listener, arrived, &connections, &state, left).await;
     // Connections taken while draining close after their one answer: give
     // them a moment to read their request and answer it, so that none is
     // closed with its request unread.
-    connections.settle(SETTLE_WINDOW).await;
-    // Connections that still have not sent a byte just close; every answer
+    connections.settle(left(SETTLE_WINDOW)).await;
+    // Connections that still have not sent a head just close; every answer
     // is written before the process goes: connections finish the request
     // they are on, idle ones close.
-    connections.close(CLOSE_WINDOW).await;
+    connections.close(left(CLOSE_WINDOW)).await;
     state
         .logger
         .log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
+    // `stopped` is the last record: what a handler still running logs from
+    // here on (a blocking one's `handler-finished-late`) is not written.
+    state.logger.close();
     ExitCode::SUCCESS
 }
 
@@ -403,6 +453,7 @@ async fn take_backlog(
     arrived: Option<TcpStream>,
     connections: &Connections,
     state: &Arc<ServiceState>,
+    left: impl Fn(Duration) -> Duration,
 ) {
     let listener = listener.into_std().ok();
     // Non-blocking (as tokio left it): an empty backlog ends the loop.
@@ -414,11 +465,12 @@ async fn take_backlog(
             .ok()
     };
     let mut next = arrived;
-    for _ in 0..=MAX_CONNECTIONS {
+    for _ in 0..=connections.cap() {
         let Some(stream) = next.take().or_else(accept_now) else {
             break;
         };
-        let Ok(Some(slot)) = tokio::time::timeout(SETTLE_WINDOW, connections.slot()).await else {
+        let Ok(Some(slot)) = tokio::time::timeout(left(SETTLE_WINDOW), connections.slot()).await
+        else {
             break;
         };
         connections.serve(stream, slot, state);

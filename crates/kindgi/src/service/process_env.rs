@@ -1,15 +1,24 @@
 //! Changing the process environment, which is only sound before threads.
 
-/// Removes `names` from the process environment, and on Unix also wipes
-/// their `NAME=value` bytes where the process keeps them, so that the
-/// values no longer show in `/proc/self/environ` or in a core dump.
+/// Removes `names` from the process environment, and on Linux also wipes
+/// their `NAME=value` bytes in the process's initial environment block
+/// (where the kernel put the environment at exec), so that the values no
+/// longer show in `/proc/self/environ` or in a core dump.
+///
+/// Only the initial block is written: a string that libc allocated (for a
+/// variable set by `setenv` since) may be freed by `unsetenv` — musl does —
+/// so writing it afterwards could be a use after free. Such a copy isn't
+/// what `/proc/self/environ` shows.
 ///
 /// Call it only while the process has one thread: before the async runtime
-/// and the log writer start. `serve` does, from `main`.
+/// and the log writer start. `serve` does, from `main`, after
+/// [`threads_problem`] found no other thread.
 pub(crate) fn remove_vars<'a>(names: impl IntoIterator<Item = &'a str>) {
+    #[cfg(unix)]
+    let block = environ::initial_block();
     for name in names {
         #[cfg(unix)]
-        let found = environ::find(name);
+        let found = environ::find(name).filter(|entry| block.is_some_and(|b| entry.is_within(b)));
         remove_var(name);
         #[cfg(unix)]
         if let Some(entry) = found {
@@ -40,7 +49,7 @@ mod environ {
     }
 
     /// A `NAME=value` string of the environment: where it starts, and its length.
-    pub(super) struct Entry(*mut c_char, usize);
+    pub(super) struct Entry(pub(super) *mut c_char, pub(super) usize);
 
     /// The entry of `name`, if the environment has one.
     pub(super) fn find(name: &str) -> Option<Entry> {
@@ -66,12 +75,41 @@ mod environ {
         None
     }
 
+    /// The addresses `[start, end)` of the process's initial environment
+    /// block: the strings the kernel placed at exec (on the initial stack),
+    /// which `/proc/self/environ` shows and libc never frees. Linux's
+    /// `/proc/self/stat` has them (fields 50 and 51, `env_start` and
+    /// `env_end`); `None` elsewhere, or when they can't be read.
+    pub(super) fn initial_block() -> Option<(usize, usize)> {
+        let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+        // The command name, in parentheses, may hold spaces: fields are
+        // counted after its closing one, which is followed by field 3.
+        let (_, rest) = stat.rsplit_once(')')?;
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let start: usize = fields.get(50 - 3)?.parse().ok()?;
+        let end: usize = fields.get(51 - 3)?.parse().ok()?;
+        (start < end).then_some((start, end))
+    }
+
+    impl Entry {
+        /// Whether the whole string, its NUL included, lies in `block`.
+        pub(super) fn is_within(&self, (start, end): (usize, usize)) -> bool {
+            let at = self.0 as usize;
+            at >= start && at.checked_add(self.1 + 1).is_some_and(|past| past <= end)
+        }
+    }
+
     /// Overwrites an entry's bytes with NULs once libc no longer lists it.
+    /// The entry must lie in the initial block ([`Entry::is_within`]).
     pub(super) fn wipe(entry: Entry) {
         // SAFETY: the entry came from `environ` a moment ago in this same
-        // single thread; libc's unsetenv only unlinks a string from the
-        // array and never frees it, so its `len` bytes are still ours to
-        // write, and nothing reads them any more.
+        // single thread, and `remove_vars` wipes it only when its bytes lie
+        // in the initial environment block (checked with `is_within`
+        // against `/proc/self/stat`): memory the kernel mapped at exec,
+        // which libc's unsetenv only unlinks from the array and never frees
+        // (glibc and musl free only strings their own setenv allocated), so
+        // its `len` bytes are still ours to write, and nothing reads them
+        // any more.
         unsafe { std::ptr::write_bytes(entry.0, 0, entry.1) };
     }
 }
@@ -126,6 +164,58 @@ mod tests {
             problem.starts_with("Pack::run was called with ")
                 && problem.contains(" threads running: `serve` removes variables"),
             "{problem}"
+        );
+    }
+
+    /// Removing variables wipes the bytes of the process's initial
+    /// environment block (what `/proc/self/environ` shows), and never
+    /// writes a string libc allocated: musl frees those on `unsetenv`.
+    /// Run in a process of its own, where no other test's thread reads the
+    /// environment while it changes.
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[test]
+    #[allow(unsafe_code)]
+    fn removing_wipes_the_initial_block_and_never_a_string_libc_allocated() {
+        const CHILD: &str = "KINDGI_TEST_ENV_WIPE_CHILD";
+        const NAME: &str = "service::process_env::tests::removing_wipes_the_initial_block_and_never_a_string_libc_allocated";
+        if std::env::var_os(CHILD).is_none() {
+            let exe = std::env::current_exe().expect("the test binary");
+            let out = std::process::Command::new(exe)
+                .args(["--exact", NAME, "--test-threads=1"])
+                .env(CHILD, "1")
+                .env("KINDGI_TEST_WIPE_INITIAL", "initial-block-secret")
+                .output()
+                .expect("run the test in a process of its own");
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success() && stdout.contains("1 passed"),
+                "{stdout}{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            return;
+        }
+        // SAFETY: this process runs this one test; no other thread reads or
+        // writes the environment meanwhile.
+        unsafe { std::env::set_var("KINDGI_TEST_WIPE_COPY", "setenv-copy") };
+        let copy = environ::find("KINDGI_TEST_WIPE_COPY").expect("the variable just set");
+        let (at, len) = (copy.0.cast::<u8>().cast_const(), copy.1);
+        remove_vars(["KINDGI_TEST_WIPE_INITIAL", "KINDGI_TEST_WIPE_COPY"]);
+        assert!(std::env::var_os("KINDGI_TEST_WIPE_INITIAL").is_none());
+        assert!(std::env::var_os("KINDGI_TEST_WIPE_COPY").is_none());
+        // SAFETY: glibc never frees a string its setenv made (it keeps them
+        // for reuse), so after unsetenv these `len` bytes are still
+        // allocated and readable; this test runs on glibc only.
+        let after = unsafe { std::slice::from_raw_parts(at, len) };
+        assert_eq!(
+            after, b"KINDGI_TEST_WIPE_COPY=setenv-copy",
+            "the wipe wrote a string libc allocated"
+        );
+        let shown = std::fs::read("/proc/self/environ").expect("/proc/self/environ");
+        assert!(
+            !shown
+                .windows(b"initial-block-secret".len())
+                .any(|w| w == b"initial-block-secret"),
+            "the initial block still shows the value"
         );
     }
 

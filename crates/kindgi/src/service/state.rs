@@ -39,7 +39,14 @@ pub(crate) struct ServiceState {
     pub(crate) env_check: EnvCheck,
     pub(crate) missing_env: Vec<String>,
     pub(crate) capacity: Arc<Semaphore>,
+    /// Slots of blocking handlers running, their calls ended or not
+    /// ([`super::invoke::MAX_BLOCKING_HANDLERS`]).
+    pub(crate) blocking: Arc<Semaphore>,
     pub(crate) draining: AtomicBool,
+    /// Fired when the drain window closes: the calls still running are
+    /// answered `cancelled` (reason `shutdown`), bodies still arriving 503
+    /// `draining`.
+    pub(crate) window_closed: tokio_util::sync::CancellationToken,
     pub(crate) in_flight: Arc<InFlight>,
     pub(crate) logger: Arc<Logger>,
     /// The tool-files client, built on first use: see [`ServiceState::http`].
@@ -72,7 +79,9 @@ impl ServiceState {
             env_check: EnvCheck::Warn,
             missing_env: Vec::new(),
             capacity: Arc::new(Semaphore::new(Semaphore::MAX_PERMITS)),
+            blocking: Arc::new(Semaphore::new(super::invoke::MAX_BLOCKING_HANDLERS)),
             draining: AtomicBool::new(false),
+            window_closed: tokio_util::sync::CancellationToken::new(),
             in_flight: Arc::new(InFlight::default()),
             logger,
             http: OnceLock::new(),
@@ -95,7 +104,7 @@ impl ServiceState {
     /// small machine), which a process that never serves a files call
     /// should not pay before it listens.
     pub(crate) fn http(&self) -> reqwest::Client {
-        self.http.get_or_init(reqwest::Client::new).clone()
+        self.http.get_or_init(crate::files::client).clone()
     }
 }
 
