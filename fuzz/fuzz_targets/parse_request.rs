@@ -16,6 +16,7 @@ fuzz_target!(|data: &[u8]| {
             let _ = serde_json::to_string(&invoke.ctx).expect("ctx serializes");
         }
         Ok(Request::CheckInvoke(check)) => assert!(!check.check.id.is_empty()),
+        Ok(other) => panic!("parse_request made a request of no known kind: {other:?}"),
         Err(error) => {
             assert!(matches!(
                 error.code,
