@@ -8,6 +8,7 @@ mod early_answers;
 mod hostile_http;
 mod hostile_json;
 mod logs;
+mod memory;
 mod overload;
 mod panics;
 mod schemas;

@@ -33,6 +33,9 @@ pub(crate) struct ServiceConfig {
     pub(crate) token: String,
     pub(crate) port: u16,
     pub(crate) max_concurrency: usize,
+    /// `KINDGI_PACK_SERVICE_BODY_MEMORY_MIB`, in bytes: the memory budget
+    /// of request bodies and their parsed documents.
+    pub(crate) body_memory: usize,
     pub(crate) env_check: EnvCheck,
     pub(crate) env_filter: bool,
     pub(crate) tenant_id: Option<String>,
@@ -133,6 +136,22 @@ pub(crate) fn parse_config(
         },
     };
 
+    let body_memory = match env.get("KINDGI_PACK_SERVICE_BODY_MEMORY_MIB") {
+        None => super::budget::DEFAULT_BUDGET_MIB << 20,
+        Some(raw) => match raw.trim().parse::<usize>() {
+            Ok(n) if n > 0 && raw.trim().bytes().all(|b| b.is_ascii_digit()) => {
+                n.saturating_mul(1 << 20)
+            }
+            _ => {
+                problems.push(
+                    "KINDGI_PACK_SERVICE_BODY_MEMORY_MIB must be a positive integer (MiB)"
+                        .to_owned(),
+                );
+                1
+            }
+        },
+    };
+
     let env_check = match env.get("KINDGI_PACK_ENV_CHECK").as_deref() {
         None | Some("strict") => EnvCheck::Strict,
         Some("warn") => EnvCheck::Warn,
@@ -175,6 +194,7 @@ pub(crate) fn parse_config(
             token,
             port,
             max_concurrency,
+            body_memory,
             env_check,
             env_filter,
             tenant_id,
@@ -203,6 +223,7 @@ mod tests {
         assert_eq!(config.token, "tok");
         assert_eq!(config.port, 8080);
         assert_eq!(config.max_concurrency, 32);
+        assert_eq!(config.body_memory, 256 << 20);
         assert_eq!(config.index, PathBuf::from("/app/index.json"));
         assert_eq!(config.module_root, PathBuf::from("/app"));
         assert_eq!(config.env_check, EnvCheck::Strict);
@@ -216,6 +237,7 @@ mod tests {
             ("KINDGI_PACK_SERVICE_TOKEN", "has space"),
             ("PORT", "http"),
             ("KINDGI_PACK_SERVICE_MAX_CONCURRENCY", "0"),
+            ("KINDGI_PACK_SERVICE_BODY_MEMORY_MIB", "-5"),
             ("KINDGI_PACK_ENV_CHECK", "loose"),
             ("KINDGI_PACK_ENV_FILTER", "maybe"),
             ("KINDGI_PACK_TENANT_ID", ""),
@@ -228,6 +250,7 @@ mod tests {
                 "KINDGI_PACK_SERVICE_TOKEN may hold only printable ASCII without spaces (it travels in an HTTP header). Use a random value such as `openssl rand -hex 32`.",
                 "PORT must be a port number, got \"http\"",
                 "KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer",
+                "KINDGI_PACK_SERVICE_BODY_MEMORY_MIB must be a positive integer (MiB)",
                 "KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not \"loose\"",
                 "KINDGI_PACK_ENV_FILTER must be `on` or `off`, not \"maybe\"",
                 "KINDGI_PACK_TENANT_ID must be a tenant id (printable ASCII without spaces), got \"\"",

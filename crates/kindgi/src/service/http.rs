@@ -15,6 +15,7 @@ use hyper::body::Incoming;
 use kindgi_protocol::{ErrorCode, ErrorResponse, Request as Message, headers, parse_request};
 use subtle::ConstantTimeEq;
 
+use super::budget::Reservation;
 use super::invoke::{
     Answer, CallMeta, LARGE_BODY_BYTES, deadline_after, off_worker, run_check, run_tool,
 };
@@ -174,22 +175,43 @@ async fn discard(mut body: Incoming) {
 enum BodyError {
     /// Past [`headers::MAX_BODY_BYTES`].
     TooLarge,
+    /// Holding it would pass the memory budget.
+    Overloaded,
     /// The connection failed or the body was malformed.
     Unreadable,
 }
 
 /// Reads `body` into one buffer, refusing it past the limit: what it costs
 /// is about its size, whatever its framing (each of a million one-byte
-/// chunks would otherwise keep its own buffer until the end).
-async fn read_body(body: &mut Incoming, declared: Option<u64>) -> Result<Bytes, BodyError> {
+/// chunks would otherwise keep its own buffer until the end). The buffer's
+/// capacity is reserved from the memory budget before it is taken: a
+/// declared length at once, a chunked body as its buffer grows.
+async fn read_body(
+    body: &mut Incoming,
+    declared: Option<u64>,
+    reservation: &mut Reservation,
+) -> Result<Bytes, BodyError> {
     let limit = headers::MAX_BODY_BYTES;
     let expected = declared.map_or(0, |n| usize::try_from(n).unwrap_or(limit).min(limit));
+    if !reservation.grow(expected) {
+        return Err(BodyError::Overloaded);
+    }
     let mut out = Vec::with_capacity(expected);
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|_| BodyError::Unreadable)?;
         if let Some(data) = frame.data_ref() {
-            if out.len() + data.len() > limit {
+            let needed = out.len() + data.len();
+            if needed > limit {
                 return Err(BodyError::TooLarge);
+            }
+            if needed > out.capacity() {
+                // Doubling, as a Vec would, but reserved first and never
+                // past the limit.
+                let capacity = needed.max(out.capacity() * 2).max(16 * 1024).min(limit);
+                if !reservation.grow(capacity - out.capacity()) {
+                    return Err(BodyError::Overloaded);
+                }
+                out.reserve_exact(capacity - out.len());
             }
             out.extend_from_slice(data);
         }
@@ -303,14 +325,17 @@ async fn invoke(
             "The request body could not be read",
         );
     };
+    // The body's memory and its document's, reserved until the call ends.
+    let mut reservation = state.budget.reservation();
     let collected = tokio::select! {
-        collected = tokio::time::timeout(BODY_TIMEOUT, read_body(incoming, declared)) => collected,
+        collected = tokio::time::timeout(BODY_TIMEOUT, read_body(incoming, declared, &mut reservation)) => collected,
         // The drain window closed before the body came: the call never ran.
         () = state.window_closed.cancelled() => return draining(),
     };
     let body = match collected {
         Ok(Ok(body)) => body,
         Ok(Err(BodyError::TooLarge)) => return too_large(),
+        Ok(Err(BodyError::Overloaded)) => return overloaded(),
         Ok(Err(BodyError::Unreadable)) | Err(_) => {
             return error(
                 StatusCode::BAD_REQUEST,
@@ -320,13 +345,18 @@ async fn invoke(
     };
     // Read to its end: nothing is left to discard.
     *request_body = None;
+    // What parsing will build, at most: past the budget, the call is
+    // refused before it is parsed (it has not run).
+    let large = body.len() >= LARGE_BODY_BYTES;
+    if !off_worker(large, || reservation.grow_for_document(&body)) {
+        return overloaded();
+    }
     // The room seen before the body may be gone now: then this call is
     // refused like any other past the cap (it has not run).
     let Ok(permit) = Arc::clone(&state.capacity).try_acquire_owned() else {
         return overloaded();
     };
     let started = Instant::now();
-    let large = body.len() >= LARGE_BODY_BYTES;
     let message = match off_worker(large, || parse_request(&body)) {
         Ok(message) => message,
         Err(e) => return answer(&state, started, Answer::Message(e.into())),

@@ -1,6 +1,7 @@
 //! The pack service: `<pack> serve` runs the pack's code for a Kindgi
 //! runtime over pack protocol v2.
 
+mod budget;
 mod config;
 mod connections;
 mod env_filter;
@@ -69,6 +70,7 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
     };
     process_env::remove_vars(["KINDGI_PACK_SERVICE_TOKEN"]);
     let open_files = limits::raise_open_files();
+    budget::return_large_blocks();
     let state = match boot(&pack, &config, &logger) {
         Ok(state) => state,
         Err(problems) => {
@@ -201,6 +203,7 @@ fn boot(
     state.env_check = config.env_check;
     state.missing_env = missing_env;
     state.capacity = Arc::new(Semaphore::new(config.max_concurrency));
+    state.budget = budget::MemoryBudget::new(config.body_memory);
     state.blocking = Arc::new(Semaphore::new(
         config.max_concurrency.min(invoke::MAX_BLOCKING_HANDLERS),
     ));

@@ -39,6 +39,8 @@ pub(crate) struct ServiceState {
     pub(crate) env_check: EnvCheck,
     pub(crate) missing_env: Vec<String>,
     pub(crate) capacity: Arc<Semaphore>,
+    /// The memory budget of request bodies and their parsed documents.
+    pub(crate) budget: Arc<super::budget::MemoryBudget>,
     /// Slots of blocking handlers running, their calls ended or not
     /// ([`super::invoke::MAX_BLOCKING_HANDLERS`]).
     pub(crate) blocking: Arc<Semaphore>,
@@ -79,6 +81,7 @@ impl ServiceState {
             env_check: EnvCheck::Warn,
             missing_env: Vec::new(),
             capacity: Arc::new(Semaphore::new(Semaphore::MAX_PERMITS)),
+            budget: super::budget::MemoryBudget::new(usize::MAX),
             blocking: Arc::new(Semaphore::new(super::invoke::MAX_BLOCKING_HANDLERS)),
             draining: AtomicBool::new(false),
             window_closed: tokio_util::sync::CancellationToken::new(),
