@@ -75,9 +75,9 @@ impl Connections {
         }
     }
 
-    /// Closes the connections that have not completed a request head, and
-    /// lets the others finish the request they are on, for up to `window`;
-    /// idle ones close.
+    /// Closes the connections that have not sent a byte, and lets the
+    /// others finish the request they are on, for up to `window`; idle ones
+    /// close.
     pub(super) async fn close(self, window: Duration) {
         self.silent.close_all();
         let _ = tokio::time::timeout(window, self.graceful.shutdown()).await;
@@ -112,6 +112,7 @@ impl Connections {
                 // Until its first request head is complete it may still be
                 // closed for a newcomer: a client trickling its head can't
                 // keep a slot from a new one.
+                silent.heard(id);
                 let listed = AtomicBool::new(true);
                 let head_done = Arc::clone(&silent);
                 let service = service_fn(move |request| {
@@ -152,8 +153,17 @@ impl Connections {
 struct SilentConnections {
     /// By arrival. Closing a connection is sending on its sender; dropping
     /// the sender (it left the list) is not.
-    waiting: Mutex<BTreeMap<u64, oneshot::Sender<()>>>,
+    waiting: Mutex<BTreeMap<u64, Waiting>>,
     next: AtomicU64,
+}
+
+/// A connection without a complete request head.
+#[derive(Debug)]
+struct Waiting {
+    close: oneshot::Sender<()>,
+    /// Whether it has sent a byte: then, at exit, hyper's graceful
+    /// shutdown decides, as for any connection reading a request.
+    heard: bool,
 }
 
 impl SilentConnections {
@@ -162,8 +172,21 @@ impl SilentConnections {
     fn enter(&self) -> (u64, oneshot::Receiver<()>) {
         let id = self.next.fetch_add(1, Ordering::Relaxed);
         let (close, closed) = oneshot::channel();
-        self.waiting().insert(id, close);
+        self.waiting().insert(
+            id,
+            Waiting {
+                close,
+                heard: false,
+            },
+        );
         (id, closed)
+    }
+
+    /// Connection `id` has sent its first byte.
+    fn heard(&self, id: u64) {
+        if let Some(waiting) = self.waiting().get_mut(&id) {
+            waiting.heard = true;
+        }
     }
 
     /// Counts connection `id` out: its first head is in, or it closed.
@@ -174,21 +197,31 @@ impl SilentConnections {
     /// Closes the oldest connection without a complete head, if there is
     /// one.
     fn close_oldest(&self) {
-        if let Some((_, close)) = self.waiting().pop_first() {
-            let _ = close.send(());
+        if let Some((_, waiting)) = self.waiting().pop_first() {
+            let _ = waiting.close.send(());
         }
     }
 
-    /// Closes every connection without a complete head (at exit).
+    /// Closes every connection that has not sent a byte (at exit): one
+    /// that has may be sending its request, which hyper's graceful
+    /// shutdown lets it finish.
     fn close_all(&self) {
-        for close in std::mem::take(&mut *self.waiting()).into_values() {
-            let _ = close.send(());
+        let mut waiting = self.waiting();
+        let silent: Vec<u64> = waiting
+            .iter()
+            .filter(|(_, w)| !w.heard)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in silent {
+            if let Some(w) = waiting.remove(&id) {
+                let _ = w.close.send(());
+            }
         }
     }
 
     /// The map, even if a thread panicked holding it (it stays consistent:
     /// every change is a single map operation).
-    fn waiting(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, oneshot::Sender<()>>> {
+    fn waiting(&self) -> std::sync::MutexGuard<'_, BTreeMap<u64, Waiting>> {
         self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

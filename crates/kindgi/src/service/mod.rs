@@ -431,7 +431,7 @@ async fn serve(
     // them a moment to read their request and answer it, so that none is
     // closed with its request unread.
     connections.settle(left(SETTLE_WINDOW)).await;
-    // Connections that still have not sent a head just close; every answer
+    // Connections that still have not sent a byte just close; every answer
     // is written before the process goes: connections finish the request
     // they are on, idle ones close.
     connections.close(left(CLOSE_WINDOW)).await;
