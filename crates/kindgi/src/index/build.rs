@@ -151,21 +151,24 @@ fn check_version(owner: &str, version: &str, problems: &mut Vec<String>) {
     }
 }
 
-/// Checks that `schema` compiles; `object` asks for an object schema too,
-/// with `fix` saying how to get one.
+/// Checks that `schema` compiles, answering the compiled schema; `object`
+/// asks for an object schema too, with `fix` saying how to get one.
 fn check_schema(
     owner: &str,
     which: &str,
     schema: &Value,
     object: Option<&str>,
     problems: &mut Vec<String>,
-) {
-    if let Err(e) = kindgi_validate::Validator::new(schema) {
-        problems.push(format!(
-            "{owner}: its {which} schema is not a valid JSON Schema: {e}"
-        ));
-        return;
-    }
+) -> Option<kindgi_validate::Validator> {
+    let validator = match kindgi_validate::Validator::new(schema) {
+        Ok(validator) => validator,
+        Err(e) => {
+            problems.push(format!(
+                "{owner}: its {which} schema is not a valid JSON Schema: {e}"
+            ));
+            return None;
+        }
+    };
     if let Some(fix) = object
         && !is_object_schema(schema)
     {
@@ -174,6 +177,7 @@ fn check_schema(
             describe_type(schema)
         ));
     }
+    Some(validator)
 }
 
 /// Whether `schema` only accepts objects: `type: "object"`, or a
@@ -325,7 +329,7 @@ fn guardrail_entry(guardrail: &Guardrail, problems: &mut Vec<String>) -> Guardra
         problems.push(format!("{owner}: has no check: call .evaluate(…)"));
     }
     let config_schema = guardrail.effective_config_schema().cloned();
-    if let Some(schema) = &config_schema {
+    let config_validator = config_schema.as_ref().and_then(|schema| {
         check_schema(
             &owner,
             "config",
@@ -334,12 +338,12 @@ fn guardrail_entry(guardrail: &Guardrail, problems: &mut Vec<String>) -> Guardra
                 "a check's config is an object: make the config type a struct, or call .config_schema(json!({\"type\": \"object\", …}))",
             ),
             problems,
-        );
-    }
+        )
+    });
     let config = guardrail
         .config
         .as_ref()
-        .and_then(|config| check_config(&owner, config, config_schema.as_ref(), problems));
+        .and_then(|config| check_config(&owner, config, config_validator.as_ref(), problems));
     GuardrailEntry {
         id: guardrail.id.clone(),
         name: guardrail.name.clone(),
@@ -360,7 +364,7 @@ fn guardrail_entry(guardrail: &Guardrail, problems: &mut Vec<String>) -> Guardra
 fn check_config(
     owner: &str,
     config: &Value,
-    schema: Option<&Value>,
+    validator: Option<&kindgi_validate::Validator>,
     problems: &mut Vec<String>,
 ) -> Option<Map<String, Value>> {
     let Value::Object(map) = config else {
@@ -369,7 +373,7 @@ fn check_config(
         ));
         return None;
     };
-    if let Some(validator) = schema.and_then(|s| kindgi_validate::Validator::new(s).ok()) {
+    if let Some(validator) = validator {
         let mut filled = config.clone();
         validator.fill_defaults(&mut filled);
         if let Err(issues) = validator.validate(&filled) {
