@@ -84,6 +84,14 @@ impl Ids {
     }
 }
 
+/// The keys of a record's head, before its ids.
+const HEAD_KEYS: [&str; 5] = ["time", "level", "severity", "subsystem", "message"];
+
+/// Whether `name` is a key of a record's head or one of its ids.
+pub(crate) fn is_head_or_id_key(name: &str) -> bool {
+    HEAD_KEYS.contains(&name) || Ids::default().pairs().iter().any(|(key, _)| *key == name)
+}
+
 /// One log record: level, message, ids, then its own fields in order.
 #[derive(Debug, Clone)]
 pub(crate) struct Record {

@@ -125,27 +125,14 @@ fn level_of(metadata: &Metadata<'_>) -> Level {
     }
 }
 
-/// The names a record's fixed fields and ids take: an event's field of
-/// one of these names is written as `field.<name>`.
-const RESERVED: &[&str] = &[
-    "time",
-    "level",
-    "severity",
-    "subsystem",
-    "message",
-    "traceId",
-    "spanId",
-    "requestId",
-    "tenantId",
-    "projectId",
-    "orgId",
-    "runId",
-    "toolId",
-    "packId",
-    "artifactVersion",
-    "event",
-    "kind",
-];
+/// The fields this layer adds to every event's record, after its own.
+const ADDED: &[&str] = &["packId", "artifactVersion", "event", "kind"];
+
+/// Whether an event's field `name` would clash with a field the record has
+/// anyway: such a field is written as `field.<name>`.
+fn clashes(name: &str) -> bool {
+    crate::log::is_head_or_id_key(name) || ADDED.contains(&name)
+}
 
 impl<S: Subscriber> Layer<S> for PackEvents {
     fn enabled(&self, metadata: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
@@ -190,7 +177,7 @@ impl Fields {
             });
             return;
         }
-        let name = if RESERVED.contains(&name) {
+        let name = if clashes(name) {
             format!("field.{name}")
         } else {
             name.to_owned()
@@ -226,5 +213,20 @@ impl Visit for Fields {
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
         self.push(field, Value::from(format!("{value:?}")));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clashes;
+
+    #[test]
+    fn an_event_field_may_not_take_a_name_the_record_has() {
+        for name in ["time", "message", "traceId", "toolId", "packId", "kind"] {
+            assert!(clashes(name), "{name}");
+        }
+        for name in ["order", "ticket", "created"] {
+            assert!(!clashes(name), "{name}");
+        }
     }
 }
