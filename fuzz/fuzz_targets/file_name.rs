@@ -5,14 +5,10 @@
 
 use libfuzzer_sys::fuzz_target;
 
-// The runtime's decoding, compiled here as it is; the SDK encodes with
-// kindgi-protocol's `percent`.
-#[path = "../../crates/kindgi-runtime/src/names.rs"]
-#[allow(dead_code)]
-mod names;
-
+// The runtime decodes with kindgi-protocol's `file_name`; the SDK encodes
+// with its `percent`.
+use kindgi_protocol::file_name::decode_file_name;
 use kindgi_protocol::percent::encode_component;
-use names::decode_file_name;
 
 fuzz_target!(|data: &[u8]| {
     // Any header value (visible ASCII reaches the runtime; decode anything).

@@ -6,12 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-// The runtime's sniffing, compiled here as it is.
-#[path = "../../crates/kindgi-runtime/src/sniff/mod.rs"]
-#[allow(dead_code)]
-mod sniffing;
-
-use sniffing::{FileKind, sniff};
+use kindgi_runtime::sniff::{FileKind, sniff};
 
 fuzz_target!(|data: &[u8]| {
     // The first byte picks a declared type; the rest are the file's bytes.

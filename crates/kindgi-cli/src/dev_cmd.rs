@@ -71,7 +71,7 @@ pub(crate) struct DevArgs {
 /// Runs `kindgi dev` until Ctrl-C (or SIGTERM).
 pub(crate) async fn run(args: DevArgs) -> anyhow::Result<ExitCode> {
     let token = match args.token.map(|t| t.trim().to_owned()) {
-        Some(token) if token.is_empty() || !token.bytes().all(|b| (0x21..=0x7e).contains(&b)) => {
+        Some(token) if !kindgi_protocol::headers::is_header_token(&token) => {
             eprintln!(
                 "error: --token may hold only printable ASCII without spaces (it travels in an HTTP header)"
             );

@@ -538,6 +538,16 @@ async fn admin_api_wants_its_token_and_unknown_routes_are_404() {
     common::Answer::of(resp)
         .await
         .assert_error(401, "admin-token-invalid");
+    // The token comes first: a wrong query learns nothing of the route.
+    let resp = rt
+        .http
+        .get(format!("{}/v1/dev/waits/w1?waitMs=soon", rt.url))
+        .send()
+        .await
+        .expect("send");
+    common::Answer::of(resp)
+        .await
+        .assert_error(401, "admin-token-invalid");
     let resp = rt
         .http
         .get(format!("{}/v1/nothing", rt.url))

@@ -215,6 +215,25 @@ async fn wait_links_are_rate_limited_before_the_link_is_looked_up() {
     post(&rt, &url(&call), r#"{"picked":true}"#)
         .await
         .assert_rate_limited();
+    // Refused before the body is read: a client that declares a body and
+    // sends none has its 429 at once.
+    let addr = rt.url.trim_start_matches("http://");
+    let mut raw = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let head = format!(
+        "POST /v1/waits/kgi_wl_00_00 HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n"
+    );
+    tokio::io::AsyncWriteExt::write_all(&mut raw, head.as_bytes())
+        .await
+        .expect("write");
+    let mut answer = [0u8; 12];
+    tokio::time::timeout(
+        Duration::from_secs(5),
+        tokio::io::AsyncReadExt::read_exact(&mut raw, &mut answer),
+    )
+    .await
+    .expect("answered without the body")
+    .expect("read");
+    assert_eq!(&answer, b"HTTP/1.1 429");
     // Nothing was answered: the wait is still open to a later try.
     let (status, wait) = rt
         .admin(

@@ -27,6 +27,46 @@ pub const DEFAULT_TIMEOUT_MS: u64 = 120_000;
 /// Largest request body a pack service reads: 10 MiB.
 pub const MAX_BODY_BYTES: usize = 10 * 1024 * 1024;
 
+/// Whether `value` may be a token or id sent in a header: printable ASCII
+/// without spaces (`!` to `~`), not empty. The pack service's token, a
+/// tenant id and the dev runtime's tokens follow this rule, so that each
+/// travels in an HTTP header unchanged.
+///
+/// ```
+/// use kindgi_protocol::headers::is_header_token;
+/// assert!(is_header_token("tok_3f9a-._~!"));
+/// assert!(!is_header_token(""));
+/// assert!(!is_header_token("has space"));
+/// assert!(!is_header_token("caf\u{e9}"));
+/// ```
+pub fn is_header_token(value: &str) -> bool {
+    !value.is_empty() && value.bytes().all(|b| (0x21..=0x7e).contains(&b))
+}
+
+/// Parses a `Retry-After` value in whole seconds (`delta-seconds`), or
+/// `None` for anything else — an HTTP date included, which a caller reads
+/// as its own default wait.
+///
+/// ```
+/// use std::time::Duration;
+/// use kindgi_protocol::headers::parse_retry_after;
+/// assert_eq!(parse_retry_after(" 3 "), Some(Duration::from_secs(3)));
+/// assert_eq!(parse_retry_after("0"), Some(Duration::ZERO));
+/// assert_eq!(parse_retry_after("+3"), None);
+/// assert_eq!(parse_retry_after("1.5"), None);
+/// assert_eq!(parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT"), None);
+/// ```
+pub fn parse_retry_after(value: &str) -> Option<std::time::Duration> {
+    let value = value.trim();
+    if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    value
+        .parse::<u64>()
+        .ok()
+        .map(std::time::Duration::from_secs)
+}
+
 /// Parses `kindgi-timeout-ms`: a positive integer, else the default.
 ///
 /// ```

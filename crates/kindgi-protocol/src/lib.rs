@@ -11,6 +11,7 @@ mod context;
 pub mod env_filter;
 mod fast_request;
 mod file;
+pub mod file_name;
 pub mod headers;
 pub mod idempotency;
 pub mod ids;
@@ -20,6 +21,7 @@ pub mod percent;
 mod request;
 mod response;
 mod secret;
+pub mod traceparent;
 mod version;
 pub mod vocab;
 

@@ -17,7 +17,6 @@ pub mod client;
 mod config;
 mod error;
 mod limits;
-pub mod names;
 mod runtime;
 pub mod sniff;
 pub mod store;

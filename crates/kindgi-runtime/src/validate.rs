@@ -1,39 +1,25 @@
-//! Checking a wait's answer against the tool's output schema.
+//! Checking a wait's answer against the tool's output schema, with the
+//! pack service's own validator: the issues read as the service's do
+//! (Ajv's shape, order and messages).
 
 use kindgi_protocol::Issue;
+use kindgi_validate::Validator;
 use serde_json::Value;
 
-/// Checks `value` against `schema` (JSON Schema 2020-12), collecting every
-/// issue. A schema that doesn't compile is reported as one issue at the
-/// root: the answer can't be shown valid.
+/// Checks `value` against `schema` (JSON Schema 2020-12). A schema that
+/// doesn't compile is reported as one issue at the root: the answer can't
+/// be shown valid.
 pub(crate) fn validate(schema: &Value, value: &Value) -> Result<(), Vec<Issue>> {
-    let validator = match jsonschema::validator_for(schema) {
-        Ok(v) => v,
-        Err(e) => {
-            return Err(vec![Issue {
-                instance_path: String::new(),
-                schema_path: None,
-                keyword: None,
-                params: None,
-                message: format!("the tool's output schema is invalid: {e}"),
-            }]);
-        }
-    };
-    let issues: Vec<Issue> = validator
-        .iter_errors(value)
-        .map(|e| Issue {
-            instance_path: e.instance_path().as_str().to_owned(),
-            schema_path: Some(format!("#{}", e.schema_path().as_str())),
-            keyword: Some(e.kind().keyword().to_owned()),
+    let validator = Validator::new(schema).map_err(|e| {
+        vec![Issue {
+            instance_path: String::new(),
+            schema_path: None,
+            keyword: None,
             params: None,
-            message: e.to_string(),
-        })
-        .collect();
-    if issues.is_empty() {
-        Ok(())
-    } else {
-        Err(issues)
-    }
+            message: format!("the tool's output schema is invalid: {e}"),
+        }]
+    })?;
+    validator.validate(value)
 }
 
 #[cfg(test)]
@@ -42,12 +28,34 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn reports_issues_with_paths() {
+    fn issues_read_as_the_services() {
         let schema =
             json!({"type":"object","required":["ok"],"properties":{"ok":{"type":"boolean"}}});
         assert!(validate(&schema, &json!({"ok": true})).is_ok());
         let issues = validate(&schema, &json!({"ok": 1})).expect_err("invalid");
-        assert_eq!(issues[0].instance_path, "/ok");
-        assert_eq!(issues[0].keyword.as_deref(), Some("type"));
+        assert_eq!(
+            serde_json::to_value(&issues).expect("serializes"),
+            json!([{
+                "instancePath": "/ok",
+                "schemaPath": "#/properties/ok/type",
+                "keyword": "type",
+                "params": {"type": "boolean"},
+                "message": "must be boolean"
+            }])
+        );
+    }
+
+    #[test]
+    fn a_schema_that_does_not_compile_is_one_issue_at_the_root() {
+        let issues = validate(&json!({"type": 7}), &json!({})).expect_err("invalid");
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].instance_path, "");
+        assert!(
+            issues[0]
+                .message
+                .starts_with("the tool's output schema is invalid: "),
+            "{}",
+            issues[0].message
+        );
     }
 }

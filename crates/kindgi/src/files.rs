@@ -273,13 +273,13 @@ impl Files {
 }
 
 fn retry_after(response: &reqwest::Response) -> Duration {
-    let seconds = response
+    let wait = response
         .headers()
         .get(http::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .unwrap_or(1);
-    Duration::from_secs(seconds.min(60))
+        .and_then(kindgi_protocol::headers::parse_retry_after)
+        .unwrap_or(Duration::from_secs(1));
+    wait.min(Duration::from_secs(60))
 }
 
 async fn refusal(status: u16, response: reqwest::Response) -> FilesError {

@@ -1,17 +1,17 @@
 //! The dev admin API (`/v1/dev/...`): open calls, answer them, end runs,
 //! pause and watch waits, set tenant and project state. Every route wants
-//! `Authorization: Bearer <admin token>`.
+//! `Authorization: Bearer <admin token>`, which [`super::admin`] checks
+//! before a handler here runs.
 
 use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::json;
-use subtle::ConstantTimeEq;
 
 use super::ApiError;
 use crate::DevRuntime;
@@ -19,24 +19,6 @@ use crate::store::records::{OpenCall, OpenRefusal, TenantSettings};
 
 /// The longest a wait long-poll holds: 60 s.
 const MAX_POLL_MS: u64 = 60_000;
-
-fn admin(rt: &DevRuntime, headers: &HeaderMap) -> Result<(), ApiError> {
-    let presented = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .unwrap_or_default();
-    let expected = rt.config().admin_token.as_bytes();
-    if bool::from(presented.as_bytes().ct_eq(expected)) && !expected.is_empty() {
-        Ok(())
-    } else {
-        Err(ApiError::new(
-            StatusCode::UNAUTHORIZED,
-            "admin-token-invalid",
-            "The dev admin API wants Authorization: Bearer <admin token>",
-        ))
-    }
-}
 
 fn parse<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     let body = if body.is_empty() {
@@ -64,10 +46,8 @@ fn not_found(what: &str) -> ApiError {
 /// `POST /v1/dev/calls`: opens a call (see [`OpenCall`]).
 pub(super) async fn open_call(
     State(rt): State<DevRuntime>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    admin(&rt, &headers)?;
     let req: OpenCall = parse(&body)?;
     if req.run_id.is_empty() || req.tenant_id.is_empty() || req.tool_id.is_empty() {
         return Err(ApiError::new(
@@ -95,9 +75,7 @@ pub(super) async fn open_call(
 pub(super) async fn answer_call(
     State(rt): State<DevRuntime>,
     Path(call_id): Path<String>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    admin(&rt, &headers)?;
     if !rt.answer_call(&call_id).await? {
         return Err(not_found("call"));
     }
@@ -117,10 +95,8 @@ struct PauseBody {
 pub(super) async fn pause(
     State(rt): State<DevRuntime>,
     Path(call_id): Path<String>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    admin(&rt, &headers)?;
     let body: PauseBody = parse(&body)?;
     let wait = rt
         .pause(&call_id, body.timeout_ms, body.name)
@@ -142,9 +118,7 @@ pub(super) async fn wait(
     State(rt): State<DevRuntime>,
     Path(wait_id): Path<String>,
     Query(q): Query<PollQuery>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    admin(&rt, &headers)?;
     let poll = Duration::from_millis(q.wait_ms.unwrap_or(0).min(MAX_POLL_MS));
     let wait = rt
         .wait(&wait_id, poll)
@@ -157,9 +131,7 @@ pub(super) async fn wait(
 pub(super) async fn end_run(
     State(rt): State<DevRuntime>,
     Path(run_id): Path<String>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    admin(&rt, &headers)?;
     if !rt.end_run(&run_id).await? {
         return Err(not_found("run"));
     }
@@ -170,10 +142,8 @@ pub(super) async fn end_run(
 pub(super) async fn set_tenant(
     State(rt): State<DevRuntime>,
     Path(tenant_id): Path<String>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    admin(&rt, &headers)?;
     let settings: TenantSettings = parse(&body)?;
     if let Some(state) = &settings.state
         && !matches!(
@@ -200,10 +170,8 @@ struct ProjectBody {
 pub(super) async fn set_project(
     State(rt): State<DevRuntime>,
     Path(project_id): Path<String>,
-    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    admin(&rt, &headers)?;
     let body: ProjectBody = parse(&body)?;
     rt.set_project(&project_id, body.suspended).await?;
     Ok(axum::Json(json!({"projectId": project_id, "suspended": body.suspended})).into_response())
@@ -213,9 +181,7 @@ pub(super) async fn set_project(
 pub(super) async fn delete_file(
     State(rt): State<DevRuntime>,
     Path(artifact_id): Path<String>,
-    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    admin(&rt, &headers)?;
     if !rt.delete_file(&artifact_id).await? {
         return Err(not_found("file"));
     }

@@ -1,8 +1,10 @@
 //! The runtime's HTTP API: the tool-files API, wait links and the dev
 //! admin API, behind one request-id layer.
 
+mod admin;
 mod dev;
 mod error;
+mod rate_limit;
 mod tool_files;
 mod waits;
 
@@ -21,30 +23,25 @@ use crate::DevRuntime;
 #[derive(Debug, Clone)]
 pub(crate) struct RequestId(pub(crate) String);
 
-/// Counts a request from `peer` against the per-client rate limit of the
-/// public routes (tool files, wait links): 429 `rate-limit-exceeded` past
-/// it, saying that `not_done` (e.g. "nothing was stored").
-pub(crate) fn count_request(
-    rt: &DevRuntime,
-    peer: std::net::SocketAddr,
-    not_done: &str,
-) -> Result<(), ApiError> {
-    rt.inner.rate.check(peer.ip()).map_err(|after| {
-        ApiError::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            "rate-limit-exceeded",
-            format!("Too many requests from this client; {not_done}"),
-        )
-        .retry_after(after)
-    })
-}
-
 /// The router of every route the runtime serves.
 pub(crate) fn router(runtime: DevRuntime) -> Router {
-    Router::new()
-        .route("/v1/tool-files", post(tool_files::store))
-        .route("/v1/tool-files/{artifact_id}", get(tool_files::read))
-        .route("/v1/waits/{link}", post(waits::complete))
+    // The public routes: each counted against the per-client rate limit
+    // before it does anything else.
+    let public = Router::new()
+        .route(
+            "/v1/tool-files",
+            rate_limit::limited(post(tool_files::store), &runtime, "nothing was stored"),
+        )
+        .route(
+            "/v1/tool-files/{artifact_id}",
+            rate_limit::limited(get(tool_files::read), &runtime, "nothing was read"),
+        )
+        .route(
+            "/v1/waits/{link}",
+            rate_limit::limited(post(waits::complete), &runtime, "the wait was not answered"),
+        );
+    // The dev admin API: the admin token before anything else.
+    let admin = Router::new()
         .route("/v1/dev/calls", post(dev::open_call))
         .route("/v1/dev/calls/{call_id}/answer", post(dev::answer_call))
         .route("/v1/dev/calls/{call_id}/pause", post(dev::pause))
@@ -53,6 +50,13 @@ pub(crate) fn router(runtime: DevRuntime) -> Router {
         .route("/v1/dev/tenants/{tenant_id}", put(dev::set_tenant))
         .route("/v1/dev/projects/{project_id}", put(dev::set_project))
         .route("/v1/dev/files/{artifact_id}", delete(dev::delete_file))
+        .route_layer(middleware::from_fn_with_state(
+            runtime.clone(),
+            admin::require_admin,
+        ));
+    Router::new()
+        .merge(public)
+        .merge(admin)
         .route(
             "/healthz",
             get(|| async { axum::Json(serde_json::json!({"status": "ok"})) }),

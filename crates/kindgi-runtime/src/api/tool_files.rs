@@ -6,12 +6,11 @@
 //! declared size (413) → memory budget (503) → body and bytes (200 with
 //! `notStored`/`notRead`).
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Body;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use http_body_util::BodyExt;
@@ -43,18 +42,13 @@ fn not_found_token() -> ApiError {
     )
 }
 
-/// Counts the request, then finds and checks its call token.
+/// Finds and checks the request's call token (the rate limit has counted
+/// the request already: [`super::rate_limit`]).
 async fn authorize(
     rt: &DevRuntime,
-    peer: SocketAddr,
     headers: &HeaderMap,
     need: Need,
 ) -> Result<TokenView, ApiError> {
-    let not_done = match need {
-        Need::Store => "nothing was stored",
-        Need::Read => "nothing was read",
-    };
-    super::count_request(rt, peer, not_done)?;
     let bearer = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -150,7 +144,7 @@ fn file_name(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
         return Ok(None);
     };
     let raw = raw.to_str().map_err(|_| bad())?;
-    crate::names::decode_file_name(raw).map_err(|_| bad())
+    kindgi_protocol::file_name::decode_file_name(raw).map_err(|_| bad())
 }
 
 fn limit_for(limits: &TypeLimits, kind: FileKind) -> u64 {
@@ -187,11 +181,10 @@ fn stored(file: &FileRecord) -> Response {
 /// `POST /v1/tool-files`: stores one file for the token's call.
 pub(super) async fn store(
     State(rt): State<DevRuntime>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let token = authorize(&rt, peer, &headers, Need::Store).await?;
+    let token = authorize(&rt, &headers, Need::Store).await?;
     let name = file_name(&headers)?;
     let config = &rt.inner.config;
     let declared_len = headers
@@ -326,11 +319,10 @@ fn not_read(why: NotRead) -> Response {
 /// `GET /v1/tool-files/{artifactId}`: a file the token's run may be shown.
 pub(super) async fn read(
     State(rt): State<DevRuntime>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Path(artifact_id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let token = authorize(&rt, peer, &headers, Need::Read).await?;
+    let token = authorize(&rt, &headers, Need::Read).await?;
     let file = rt.inner.store.db(move |db| db.file(&artifact_id)).await?;
     let Some(file) = file.filter(|f| f.run_id == token.run_id && f.tenant_id == token.tenant_id)
     else {

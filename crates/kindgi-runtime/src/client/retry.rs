@@ -37,8 +37,8 @@ impl Default for RetryPolicy {
 /// `Retry-After` in whole seconds; 1 s when absent or an HTTP date.
 pub(crate) fn retry_after(value: Option<&str>) -> Duration {
     value
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .map_or(Duration::from_secs(1), Duration::from_secs)
+        .and_then(kindgi_protocol::headers::parse_retry_after)
+        .unwrap_or(Duration::from_secs(1))
 }
 
 #[cfg(test)]

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use kindgi_protocol::headers::is_header_token;
+
 /// How strictly the index's required env is enforced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EnvCheck {
@@ -55,10 +57,6 @@ impl EnvSource for ProcessEnv {
     }
 }
 
-fn is_header_safe(value: &str) -> bool {
-    !value.is_empty() && value.bytes().all(|b| (0x21..=0x7e).contains(&b))
-}
-
 /// Parses `serve`'s arguments and environment.
 ///
 /// # Errors
@@ -108,7 +106,7 @@ pub(crate) fn parse_config(
         .unwrap_or_default();
     if token.is_empty() {
         problems.push("KINDGI_PACK_SERVICE_TOKEN is required".to_owned());
-    } else if !is_header_safe(&token) {
+    } else if !is_header_token(&token) {
         problems.push("KINDGI_PACK_SERVICE_TOKEN may hold only printable ASCII without spaces (it travels in an HTTP header). Use a random value such as `openssl rand -hex 32`.".to_owned());
     }
 
@@ -176,7 +174,7 @@ pub(crate) fn parse_config(
 
     let tenant_id = match env.get("KINDGI_PACK_TENANT_ID") {
         None => None,
-        Some(raw) if is_header_safe(&raw) => Some(raw),
+        Some(raw) if is_header_token(&raw) => Some(raw),
         Some(raw) => {
             problems.push(format!(
                 "KINDGI_PACK_TENANT_ID must be a tenant id (printable ASCII without spaces), got \"{}\"",

@@ -1,5 +1,5 @@
 //! File names as they travel: `Kindgi-File-Name` holds percent-encoded
-//! UTF-8.
+//! UTF-8 (`encodeURIComponent` of the name, see [`crate::percent`]).
 
 /// Why a `Kindgi-File-Name` value is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -20,7 +20,7 @@ impl std::error::Error for BadFileName {}
 /// the header allows): it is only ever a label, never a path.
 ///
 /// ```
-/// use kindgi_runtime::names::decode_file_name;
+/// use kindgi_protocol::file_name::decode_file_name;
 /// assert_eq!(decode_file_name("r%C3%A9sum%C3%A9.pdf"), Ok(Some("résumé.pdf".to_owned())));
 /// assert_eq!(decode_file_name(""), Ok(None));
 /// assert!(decode_file_name("%FF").is_err());
@@ -30,6 +30,6 @@ impl std::error::Error for BadFileName {}
 ///
 /// [`BadFileName`] when the decoded bytes are not UTF-8.
 pub fn decode_file_name(raw: &str) -> Result<Option<String>, BadFileName> {
-    let name = kindgi_protocol::percent::decode_component(raw).ok_or(BadFileName)?;
+    let name = crate::percent::decode_component(raw).ok_or(BadFileName)?;
     Ok((!name.is_empty()).then_some(name))
 }
