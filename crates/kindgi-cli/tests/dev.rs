@@ -19,11 +19,12 @@ mod dev_session;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use kindgi_test_kit::process::signal;
 use kindgi_test_kit::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 use tokio::sync::watch;
 
-use dev_session::{Dev, TOKEN, alive, signal, target_dir, workspace};
+use dev_session::{Dev, TOKEN, alive, target_dir, workspace};
 
 /// The first build may compile the workspace's crates for the copy.
 const FIRST_BUILD: Duration = Duration::from_secs(900);
@@ -432,7 +433,7 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
     // A process that dies is restarted behind the same URL.
     let crashed = serving_pid(&swapped);
     let mark = dev.seen().len();
-    signal("-KILL", crashed);
+    signal(crashed, "KILL");
     let again = dev
         .wait_line(mark, Duration::from_secs(60), |l| {
             l.contains("is serving again (pid")
@@ -442,7 +443,7 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
 
     // Ctrl-C stops everything dev started.
     let serving = serving_pid(&again);
-    signal("-INT", dev.pid());
+    signal(dev.pid(), "INT");
     let mut dev = dev;
     let status = tokio::time::timeout(Duration::from_secs(20), dev.child.wait())
         .await
