@@ -52,14 +52,7 @@ pub fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     !needle.is_empty() && haystack.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Sends a signal (`TERM`, `KILL`, …) with `kill(1)`.
-pub fn signal(pid: u32, name: &str) -> bool {
-    Command::new("kill")
-        .arg(format!("-{name}"))
-        .arg(pid.to_string())
-        .status()
-        .is_ok_and(|s| s.success())
-}
+pub use kindgi_test_kit::process::signal;
 
 /// Samples a process's resident memory on a thread of its own until
 /// stopped: the largest `VmRSS` seen, in KiB.

@@ -1,11 +1,11 @@
 //! A `kindgi runtime` process (the dev runtime of `crates/kindgi-cli`) on
 //! `127.0.0.1` port 0, and checks of its store on disk.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
+
+use kindgi_test_kit::process::{ListeningProcess, start_dev_runtime};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -18,8 +18,7 @@ pub const ADMIN_TOKEN: &str = "reliability-admin-token";
 /// A running `kindgi runtime`. Killed when dropped.
 #[derive(Debug)]
 pub struct RuntimeProcess {
-    child: Child,
-    port: u16,
+    process: ListeningProcess,
     data_dir: PathBuf,
 }
 
@@ -30,52 +29,27 @@ impl RuntimeProcess {
     ///
     /// When its first stdout line isn't a `listening` record.
     pub fn start(bin: &Path, data_dir: &Path, args: &[&str]) -> Self {
-        let mut child = Command::new(bin)
-            .arg("runtime")
-            .args(["--port", "0", "--host", "127.0.0.1", "--data-dir"])
-            .arg(data_dir)
-            .args(args)
-            .env("KINDGI_RUNTIME_ADMIN_TOKEN", ADMIN_TOKEN)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn kindgi runtime");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut reader = BufReader::new(stdout);
-        let mut line = String::new();
-        reader.read_line(&mut line).expect("the listening line");
-        // Keep draining stdout so the runtime never blocks on it.
-        std::thread::spawn(move || {
-            let mut sink = String::new();
-            while reader.read_line(&mut sink).is_ok_and(|n| n > 0) {
-                sink.clear();
-            }
-        });
-        let listening: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("listening line {line:?} is not JSON: {e}"));
-        assert_eq!(listening["kind"], "listening", "{line}");
-        let port = listening["port"].as_u64().expect("port");
+        let process = start_dev_runtime(bin, data_dir, ADMIN_TOKEN, args)
+            .unwrap_or_else(|e| panic!("kindgi runtime: {e}"));
         Self {
-            child,
-            port: u16::try_from(port).expect("a port"),
+            process,
             data_dir: data_dir.to_path_buf(),
         }
     }
 
     /// Where it listens.
     pub fn addr(&self) -> SocketAddr {
-        SocketAddr::from(([127, 0, 0, 1], self.port))
+        self.process.addr()
     }
 
     /// Its base URL.
     pub fn url(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        self.process.url()
     }
 
     /// Its process id.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.process.pid()
     }
 
     /// Its data folder.
@@ -85,8 +59,7 @@ impl RuntimeProcess {
 
     /// SIGKILLs it, as a crash would, and waits for it.
     pub fn kill(mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.process.kill();
     }
 
     /// Opens a call with the dev admin API (`POST /v1/dev/calls`): the
@@ -104,7 +77,7 @@ impl RuntimeProcess {
             )
             .await;
         assert_eq!(response.status, 201, "open call: {}", response.text());
-        response.json()
+        response.json_or_null()
     }
 
     /// `POST /v1/tool-files` with the call's token.
@@ -151,13 +124,6 @@ impl RuntimeProcess {
         http::exchange(self.addr(), &request, Duration::from_secs(30))
             .await
             .expect_answer("kindgi runtime")
-    }
-}
-
-impl Drop for RuntimeProcess {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

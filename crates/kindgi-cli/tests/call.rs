@@ -1,45 +1,24 @@
 //! `kindgi call` and `kindgi info` against a fake pack service in the test.
 
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use kindgi_test_kit::{Reply, ScriptedServer, SeenRequest};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
 
-async fn read_request(stream: &mut TcpStream) -> Option<(String, Value)> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let len: usize = head
-        .lines()
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.eq_ignore_ascii_case("content-length"))
-        .and_then(|(_, v)| v.trim().parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + len {
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
+/// A fake pack service's invokes.
+struct Invokes(ScriptedServer);
+
+impl Invokes {
+    /// The body of each invoke so far.
+    fn bodies(&self) -> Vec<Value> {
+        self.0
+            .seen()
+            .iter()
+            .filter(|request| request.line().starts_with("POST /v1/invoke"))
+            .map(SeenRequest::json)
+            .collect()
     }
-    let line = head.lines().next().unwrap_or_default().to_owned();
-    Some((
-        line,
-        serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null),
-    ))
 }
 
 /// A pack service that answers `GET /v1/info` with its info and every other
@@ -47,53 +26,31 @@ async fn read_request(stream: &mut TcpStream) -> Option<(String, Value)> {
 /// with `Retry-After: 0`). It keeps each invoke's body.
 async fn scripted_pack(
     reply: impl Fn(&str) -> (u16, Value) + Send + Sync + 'static,
-) -> (String, Arc<Mutex<Vec<Value>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&seen);
-    let reply = Arc::new(reply);
-    tokio::spawn(async move {
-        loop {
-            let Ok((mut stream, _)) = listener.accept().await else {
-                return;
-            };
-            let (log, reply) = (Arc::clone(&log), Arc::clone(&reply));
-            tokio::spawn(async move {
-                let Some((line, body)) = read_request(&mut stream).await else {
-                    return;
-                };
-                let (status, reply) = if line.starts_with("GET /v1/info") {
-                    (
-                        200,
-                        json!({"protocol": 2, "packId": "demo", "packVersion": "1.0.0", "artifactVersion": "1",
-                           "tools": [{"id": "demo.pickup", "version": "1.0.0"}], "checks": [], "missingEnv": []}),
-                    )
-                } else {
-                    if line.starts_with("POST /v1/invoke") {
-                        log.lock().expect("log").push(body);
-                    }
-                    reply(&line)
-                };
-                let text = reply.to_string();
-                let (reason, extra) = match status {
-                    200 => ("OK", ""),
-                    503 => ("Service Unavailable", "retry-after: 0\r\n"),
-                    _ => ("Other", ""),
-                };
-                let resp = format!(
-                    "HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{text}",
-                    text.len()
-                );
-                let _ = stream.write_all(resp.as_bytes()).await;
-            });
+) -> (String, Invokes) {
+    let server = ScriptedServer::start(move |request| {
+        let line = request.line();
+        let (status, body) = if line.starts_with("GET /v1/info") {
+            (
+                200,
+                json!({"protocol": 2, "packId": "demo", "packVersion": "1.0.0", "artifactVersion": "1",
+                   "tools": [{"id": "demo.pickup", "version": "1.0.0"}], "checks": [], "missingEnv": []}),
+            )
+        } else {
+            reply(line)
+        };
+        let answer = Reply::json(status, &body);
+        if status == 503 {
+            answer.header("retry-after", "0")
+        } else {
+            answer
         }
-    });
-    (url, seen)
+    })
+    .await;
+    (server.url(), Invokes(server))
 }
 
 /// A pack service whose invokes all answer `answer`; it keeps each invoke's body.
-async fn fake_pack(answer: Value) -> (String, Arc<Mutex<Vec<Value>>>) {
+async fn fake_pack(answer: Value) -> (String, Invokes) {
     scripted_pack(move |_| (200, answer.clone())).await
 }
 
@@ -147,7 +104,7 @@ async fn a_paused_call_is_waited_out_and_its_answer_printed() {
         .expect("spawn");
     // The invoke carries a wait token and a files grant; answer through the link.
     let body = loop {
-        if let Some(body) = seen.lock().expect("log").first().cloned() {
+        if let Some(body) = seen.bodies().first().cloned() {
             break body;
         }
         tokio::time::sleep(Duration::from_millis(20)).await;
@@ -338,7 +295,7 @@ async fn context_flags_reach_the_call_as_a_runtime_sends_them() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("sentinel"), "{stderr}");
-    let body = seen.lock().expect("log")[0].clone();
+    let body = seen.bodies()[0].clone();
     let ctx = &body["ctx"];
     assert_eq!(
         ctx["secrets"],
@@ -400,7 +357,7 @@ async fn bad_context_flags_are_usage_errors_that_never_show_a_secret() {
             format!("error: {message}\n\nFor more information, try '--help'.\n")
         );
     }
-    assert!(seen.lock().expect("log").is_empty(), "no call was sent");
+    assert!(seen.bodies().is_empty(), "no call was sent");
 }
 
 #[tokio::test]
@@ -444,7 +401,7 @@ async fn a_503_says_why_the_service_refused_the_call() {
                 "kindgi: The pack service at {url} refused the call (503, 5 attempts): {why}. The call did not run."
             ).as_str())
         );
-        assert_eq!(seen.lock().expect("log").len(), 5);
+        assert_eq!(seen.bodies().len(), 5);
     }
 }
 

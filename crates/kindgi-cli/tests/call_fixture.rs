@@ -4,9 +4,10 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use kindgi_test_kit::{Listen, ListeningProcess, Stream};
 use serde_json::{Value, json};
 
 const KINDGI: &str = env!("CARGO_BIN_EXE_kindgi");
@@ -32,53 +33,30 @@ fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/conformance-pack")
 }
 
-/// The fixture's service on a free port, and its URL.
-struct Service {
-    child: Child,
-    url: String,
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start_service(binary: &Path, index: &Path) -> Service {
-    let mut child = Command::new(binary)
+/// The fixture's service on a free port.
+fn start_service(binary: &Path, index: &Path) -> ListeningProcess {
+    let mut command = Command::new(binary);
+    command
         .args(["serve", "--index"])
         .arg(index)
         .args(["--host", "127.0.0.1"])
         .env("KINDGI_PACK_SERVICE_TOKEN", "e2e-token")
         .env("PORT", "0")
-        .env("KINDGI_LOG_FORMAT", "json")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the service starts");
-    let stderr = child.stderr.take().expect("stderr");
-    let mut lines = BufReader::new(stderr).lines();
-    let port = loop {
-        let line = lines.next().expect("a listening record").expect("a line");
-        let record: Value = serde_json::from_str(&line).unwrap_or_default();
-        if record["kind"] == "listening" {
-            break record["port"].as_u64().expect("a port");
-        }
-    };
-    // Keep draining the service's records so it never blocks on stderr.
-    std::thread::spawn(move || for _ in lines {});
-    Service {
-        child,
-        url: format!("http://127.0.0.1:{port}"),
-    }
+        .env("KINDGI_LOG_FORMAT", "json");
+    ListeningProcess::start(&mut command, Listen::on(Stream::Stderr)).expect("a listening record")
 }
 
-fn call(tool: &str, input: &Value, service: &Service, index: &Path, data: &Path) -> Command {
+fn call(
+    tool: &str,
+    input: &Value,
+    service: &ListeningProcess,
+    index: &Path,
+    data: &Path,
+) -> Command {
     let mut command = Command::new(KINDGI);
     command
         .args(["call", tool, "--input", &input.to_string()])
-        .args(["--service", &service.url, "--token", "e2e-token"])
+        .args(["--service", &service.url(), "--token", "e2e-token"])
         .arg("--index")
         .arg(index)
         .arg("--data-dir")

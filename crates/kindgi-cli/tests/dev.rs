@@ -17,15 +17,14 @@
 mod dev_session;
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use kindgi_test_kit::process::signal;
+use kindgi_test_kit::{Reply, ScriptedServer};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use dev_session::{Dev, TOKEN, alive, signal, target_dir, workspace};
+use dev_session::{Dev, TOKEN, alive, target_dir, workspace};
 
 /// The first build may compile the workspace's crates for the copy.
 const FIRST_BUILD: Duration = Duration::from_secs(900);
@@ -175,32 +174,28 @@ async fn canned_reply(url: &str) -> String {
 }
 
 /// A helpdesk stand-in that holds every request until `release` is set,
-/// then answers 201 `{"id": 5}`; it keeps what each request began with.
-async fn slow_helpdesk(release: watch::Receiver<bool>) -> (String, Arc<Mutex<Vec<String>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let received = Arc::new(Mutex::new(Vec::new()));
-    let requests = Arc::clone(&received);
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            let mut release = release.clone();
-            let requests = Arc::clone(&requests);
-            tokio::spawn(async move {
-                let mut buf = [0u8; 8192];
-                let n = stream.read(&mut buf).await.unwrap_or(0);
-                let head = String::from_utf8_lossy(&buf[..n]).to_lowercase();
-                requests.lock().expect("requests").push(head);
+/// then answers 201 `{"id": 5}`; it keeps every request.
+async fn slow_helpdesk(release: watch::Receiver<bool>) -> (String, ScriptedServer) {
+    let server = ScriptedServer::start(move |_| {
+        let mut release = release.clone();
+        Reply::after(
+            async move {
                 let _ = release.wait_for(|r| *r).await;
-                let body = r#"{"id":5}"#;
-                let response = format!(
-                    "HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                    body.len()
-                );
-                let _ = stream.write_all(response.as_bytes()).await;
-            });
-        }
-    });
-    (url, received)
+            },
+            Reply::json_text(201, r#"{"id":5}"#),
+        )
+    })
+    .await;
+    (server.url(), server)
+}
+
+/// The heads of the requests `server` got, lowercased.
+fn heads(server: &ScriptedServer) -> Vec<String> {
+    server
+        .seen()
+        .iter()
+        .map(|request| request.head.to_lowercase())
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -299,9 +294,7 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
         "{posted}"
     );
     assert!(
-        helpdesk_requests
-            .lock()
-            .expect("requests")
+        heads(&helpdesk_requests)
             .iter()
             .any(|r| r.contains("authorization: bearer dev-connection-token")),
         "the helpdesk got the connection's token"
@@ -398,7 +391,7 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
         }
     });
     let until = Instant::now() + Duration::from_secs(30);
-    while received.lock().expect("requests").is_empty() {
+    while received.count() == 0 {
         assert!(
             Instant::now() < until,
             "the slow call never reached the helpdesk"
@@ -440,7 +433,7 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
     // A process that dies is restarted behind the same URL.
     let crashed = serving_pid(&swapped);
     let mark = dev.seen().len();
-    signal("-KILL", crashed);
+    signal(crashed, "KILL");
     let again = dev
         .wait_line(mark, Duration::from_secs(60), |l| {
             l.contains("is serving again (pid")
@@ -450,7 +443,7 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
 
     // Ctrl-C stops everything dev started.
     let serving = serving_pid(&again);
-    signal("-INT", dev.pid());
+    signal(dev.pid(), "INT");
     let mut dev = dev;
     let status = tokio::time::timeout(Duration::from_secs(20), dev.child.wait())
         .await

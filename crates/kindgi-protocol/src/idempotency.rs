@@ -38,42 +38,22 @@ pub fn idempotency_key(
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use kindgi_test_kit::vectors::{IDEMPOTENCY_KEYS, IDEMPOTENCY_RUN_ID};
 
-    const RUN: &str = "4b5f8c1e-2f0a-4c8e-9a51-0c7e2d9a6b13";
+    use super::*;
 
     #[test]
     fn contract_vectors() {
-        let cases = [
-            (
-                "charge-card",
-                "acme.payments.charge",
-                None,
-                "f6c8a374-b63c-5453-8320-1ca9c067447a",
-            ),
-            (
-                "agent-loop#2/dispatch-tools",
-                "acme.refunds.issue",
-                Some("call_0"),
-                "bf055463-2cce-5e82-b31a-43d7698db52e",
-            ),
-            (
-                "agent-loop#3/dispatch-tools",
-                "acme.refunds.issue",
-                Some("call_0"),
-                "f08fa71f-aaa9-5f9e-96bf-7e54d4f1af46",
-            ),
-            (
-                "notify/branch-é",
-                "acme.mail.send",
-                None,
-                "873f6e4e-cd72-5604-ac09-ab1496cfeb8a",
-            ),
-        ];
-        for (scope, tool, call, expected) in cases {
+        for vector in IDEMPOTENCY_KEYS {
             assert_eq!(
-                idempotency_key(RUN, scope, tool, call).to_string(),
-                expected
+                idempotency_key(
+                    IDEMPOTENCY_RUN_ID,
+                    vector.step_scope,
+                    vector.tool_id,
+                    vector.model_call_id
+                )
+                .to_string(),
+                vector.key
             );
         }
     }

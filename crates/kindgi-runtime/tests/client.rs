@@ -1,7 +1,7 @@
 //! The pack client's retry classification against a scripted test server
 //! that refuses, answers 503 and 421, drops connections and hangs.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -10,108 +10,52 @@ use kindgi_protocol::{CallContext, Connection, ConnectionAccount, Response, Secr
 use kindgi_runtime::client::{
     CallError, PackClient, RenewConnection, RenewError, RetryPolicy, ToolCall,
 };
+use kindgi_test_kit::vectors::{IDEMPOTENCY_KEYS, IDEMPOTENCY_RUN_ID};
+use kindgi_test_kit::{Reply, ScriptedServer, SeenRequest};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpListener;
 
-/// What the server does with one request.
-#[derive(Debug, Clone)]
-enum Script {
-    Answer(u16, &'static str, String),
-    Drop,
-    Hang,
-}
-
-/// One request the server saw.
+/// One request the server saw: its headers by (lowercased) name, and its
+/// JSON body.
 #[derive(Debug, Clone)]
 struct Seen {
     headers: BTreeMap<String, String>,
     body: Value,
 }
 
-type Log = Arc<Mutex<Vec<Seen>>>;
-
-async fn read_request(stream: &mut TcpStream) -> Option<Seen> {
-    let mut buf = Vec::new();
-    let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break i + 4;
-        }
-    };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let headers: BTreeMap<String, String> = head
-        .lines()
-        .skip(1)
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
-        .collect();
-    let len: usize = headers
-        .get("content-length")
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0);
-    while buf.len() < head_end + len {
-        let n = stream.read(&mut chunk).await.ok()?;
-        if n == 0 {
-            return None;
-        }
-        buf.extend_from_slice(&chunk[..n]);
-    }
-    let body = serde_json::from_slice(&buf[head_end..head_end + len]).unwrap_or(Value::Null);
-    Some(Seen { headers, body })
+/// What `server` has seen so far.
+fn seen(server: &ScriptedServer) -> Vec<Seen> {
+    server
+        .seen()
+        .iter()
+        .map(|request: &SeenRequest| Seen {
+            headers: request.headers.clone(),
+            body: request.json(),
+        })
+        .collect()
 }
 
-async fn serve(listener: TcpListener, script: Vec<Script>, log: Log) {
-    let script = Arc::new(Mutex::new(VecDeque::from(script)));
-    loop {
-        let Ok((mut stream, _)) = listener.accept().await else {
-            return;
-        };
-        let (script, log) = (Arc::clone(&script), Arc::clone(&log));
-        tokio::spawn(async move {
-            let Some(seen) = read_request(&mut stream).await else {
-                return;
-            };
-            log.lock().expect("log").push(seen);
-            let step = script
-                .lock()
-                .expect("script")
-                .pop_front()
-                .unwrap_or(Script::Drop);
-            match step {
-                Script::Answer(status, extra, body) => {
-                    let resp = format!(
-                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{extra}\r\n{body}",
-                        body.len()
-                    );
-                    let _ = stream.write_all(resp.as_bytes()).await;
-                }
-                Script::Drop => drop(stream),
-                Script::Hang => tokio::time::sleep(Duration::from_secs(30)).await,
-            }
-        });
-    }
+/// A JSON answer of `status`, with the header lines `extra`.
+fn answer(status: u16, extra: &[(&str, &str)], body: &str) -> Reply {
+    extra
+        .iter()
+        .fold(Reply::json_text(status, body), |reply, (name, value)| {
+            reply.header(name, value)
+        })
 }
 
-async fn server(script: Vec<Script>) -> (String, Log) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let log = Log::default();
-    tokio::spawn(serve(listener, script, Arc::clone(&log)));
-    (url, log)
+/// Holds the connection far past every call's deadline.
+fn hang() -> Reply {
+    Reply::Hang(Duration::from_secs(30))
 }
 
-fn result(output: Value) -> Script {
-    Script::Answer(
-        200,
-        "",
-        json!({"v": 2, "kind": "result", "output": output}).to_string(),
-    )
+async fn server(script: Vec<Reply>) -> (String, ScriptedServer) {
+    let server = ScriptedServer::replying(script).await;
+    (server.url(), server)
+}
+
+fn result(output: Value) -> Reply {
+    Reply::json(200, &json!({"v": 2, "kind": "result", "output": output}))
 }
 
 fn client(url: &str) -> PackClient {
@@ -142,7 +86,7 @@ async fn an_answer_carries_every_header_and_the_idempotency_key() {
     call.traceparent = Some("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01".into());
     let answer = client(&url).invoke(&call).await.expect("answer");
     assert_eq!(answer, Response::result(json!({"ok": true})));
-    let seen = log.lock().expect("log")[0].clone();
+    let seen = seen(&log)[0].clone();
     assert_eq!(seen.headers["kindgi-pack-token"], "pack-token");
     assert_eq!(
         seen.headers["kindgi-run-id"],
@@ -167,43 +111,18 @@ async fn an_answer_carries_every_header_and_the_idempotency_key() {
 
 #[test]
 fn idempotency_key_vectors() {
-    let run = "4b5f8c1e-2f0a-4c8e-9a51-0c7e2d9a6b13";
     let ctx = CallContext {
         tenant_id: "t".into(),
-        run_id: run.into(),
+        run_id: IDEMPOTENCY_RUN_ID.into(),
         ..Default::default()
     };
-    let cases = [
-        (
-            "charge-card",
-            "acme.payments.charge",
-            None,
-            "f6c8a374-b63c-5453-8320-1ca9c067447a",
-        ),
-        (
-            "agent-loop#2/dispatch-tools",
-            "acme.refunds.issue",
-            Some("call_0"),
-            "bf055463-2cce-5e82-b31a-43d7698db52e",
-        ),
-        (
-            "agent-loop#3/dispatch-tools",
-            "acme.refunds.issue",
-            Some("call_0"),
-            "f08fa71f-aaa9-5f9e-96bf-7e54d4f1af46",
-        ),
-        (
-            "notify/branch-é",
-            "acme.mail.send",
-            None,
-            "873f6e4e-cd72-5604-ac09-ab1496cfeb8a",
-        ),
-    ];
-    for (scope, tool, model_call, expected) in cases {
-        let call = ToolCall::new(tool, json!({}), ctx.clone()).for_step(scope, model_call);
+    for vector in IDEMPOTENCY_KEYS {
+        let (scope, tool) = (vector.step_scope, vector.tool_id);
+        let call =
+            ToolCall::new(tool, json!({}), ctx.clone()).for_step(scope, vector.model_call_id);
         assert_eq!(
             call.ctx.idempotency_key.as_deref(),
-            Some(expected),
+            Some(vector.key),
             "{scope} {tool}"
         );
     }
@@ -212,18 +131,14 @@ fn idempotency_key_vectors() {
 #[tokio::test]
 async fn a_503_is_retried_after_retry_after() {
     let (url, log) = server(vec![
-        Script::Answer(503, "retry-after: 0\r\n", r#"{"error":"not ready"}"#.into()),
-        Script::Answer(
-            503,
-            "retry-after: 0\r\n",
-            r#"{"error":"overloaded"}"#.into(),
-        ),
+        answer(503, &[("retry-after", "0")], r#"{"error":"not ready"}"#),
+        answer(503, &[("retry-after", "0")], r#"{"error":"overloaded"}"#),
         result(json!({"n": 3})),
     ])
     .await;
     let answer = client(&url).invoke(&call()).await.expect("answer");
     assert_eq!(answer, Response::result(json!({"n": 3})));
-    let seen = log.lock().expect("log").clone();
+    let seen = seen(&log);
     assert_eq!(seen.len(), 3);
     assert_eq!(
         seen[0].headers["kindgi-request-id"], seen[2].headers["kindgi-request-id"],
@@ -233,10 +148,10 @@ async fn a_503_is_retried_after_retry_after() {
 
 #[tokio::test]
 async fn a_503_that_outlasts_the_deadline_did_not_run() {
-    let (url, log) = server(vec![Script::Answer(
+    let (url, log) = server(vec![answer(
         503,
-        "retry-after: 5\r\n",
-        r#"{"error":"draining"}"#.into(),
+        &[("retry-after", "5")],
+        r#"{"error":"draining"}"#,
     )])
     .await;
     let mut call = call();
@@ -255,7 +170,7 @@ async fn a_503_that_outlasts_the_deadline_did_not_run() {
         "gave up at once: {:?}",
         started.elapsed()
     );
-    assert_eq!(log.lock().expect("log").len(), 1);
+    assert_eq!(log.count(), 1);
 }
 
 #[tokio::test]
@@ -264,14 +179,12 @@ async fn a_refused_connection_is_retried_until_the_service_listens() {
         let probe = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
         probe.local_addr().expect("addr").port()
     };
-    let log = Log::default();
-    let late_log = Arc::clone(&log);
-    tokio::spawn(async move {
+    let late = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(120)).await;
         let listener = TcpListener::bind(("127.0.0.1", port))
             .await
             .expect("rebind");
-        serve(listener, vec![result(json!({"late": true}))], late_log).await;
+        ScriptedServer::serve_replying(listener, vec![result(json!({"late": true}))])
     });
     let c = client(&format!("http://127.0.0.1:{port}")).with_retry(RetryPolicy {
         max_attempts: 20,
@@ -281,7 +194,7 @@ async fn a_refused_connection_is_retried_until_the_service_listens() {
     });
     let answer = c.invoke(&call()).await.expect("answer");
     assert_eq!(answer, Response::result(json!({"late": true})));
-    assert_eq!(log.lock().expect("log").len(), 1);
+    assert_eq!(late.await.expect("the late server").count(), 1);
 }
 
 #[tokio::test]
@@ -304,28 +217,28 @@ async fn refused_every_time_gives_up_after_the_bounded_attempts() {
 #[tokio::test]
 async fn a_421_is_not_retried() {
     let (url, log) = server(vec![
-        Script::Answer(421, "", r#"{"code":"pack-tenant-mismatch"}"#.into()),
+        answer(421, &[], r#"{"code":"pack-tenant-mismatch"}"#),
         result(json!({})),
     ])
     .await;
     let err = client(&url).invoke(&call()).await.expect_err("421");
     assert!(matches!(err, CallError::TenantMismatch), "{err:?}");
     assert!(err.did_not_run());
-    assert_eq!(log.lock().expect("log").len(), 1);
+    assert_eq!(log.count(), 1);
 }
 
 #[tokio::test]
 async fn a_dropped_connection_after_the_request_is_not_retried() {
-    let (url, log) = server(vec![Script::Drop, result(json!({}))]).await;
+    let (url, log) = server(vec![Reply::Drop, result(json!({}))]).await;
     let err = client(&url).invoke(&call()).await.expect_err("dropped");
     assert!(err.may_have_run(), "{err:?}");
     assert!(err.to_string().contains("dropped"), "{err}");
-    assert_eq!(log.lock().expect("log").len(), 1);
+    assert_eq!(log.count(), 1);
 }
 
 #[tokio::test]
 async fn a_timeout_is_not_retried() {
-    let (url, log) = server(vec![Script::Hang, result(json!({}))]).await;
+    let (url, log) = server(vec![hang(), result(json!({}))]).await;
     let mut call = call();
     call.timeout = Duration::from_millis(200);
     let started = std::time::Instant::now();
@@ -333,7 +246,7 @@ async fn a_timeout_is_not_retried() {
     assert!(err.may_have_run(), "{err:?}");
     assert!(err.to_string().contains("deadline"), "{err}");
     assert!(started.elapsed() < Duration::from_secs(2));
-    assert_eq!(log.lock().expect("log").len(), 1);
+    assert_eq!(log.count(), 1);
 }
 
 #[derive(Debug, Default)]
@@ -374,11 +287,10 @@ fn connection_call() -> ToolCall {
     call
 }
 
-fn rejected() -> Script {
-    Script::Answer(
+fn rejected() -> Reply {
+    Reply::json(
         200,
-        "",
-        json!({"v": 2, "kind": "error", "code": "connection-rejected", "message": "GitHub refused the token", "connection": "gh", "toolId": "acme.payments.charge"}).to_string(),
+        &json!({"v": 2, "kind": "error", "code": "connection-rejected", "message": "GitHub refused the token", "connection": "gh", "toolId": "acme.payments.charge"}),
     )
 }
 
@@ -390,7 +302,7 @@ async fn connection_rejected_renews_once_and_runs_again() {
     let answer = c.invoke(&connection_call()).await.expect("answer");
     assert_eq!(answer, Response::result(json!({"ok": 1})));
     assert_eq!(*renewer.calls.lock().expect("calls"), 1);
-    let seen = log.lock().expect("log").clone();
+    let seen = seen(&log);
     assert_eq!(
         seen[0].body["ctx"]["connections"]["gh"]["accessToken"],
         "old-token"
@@ -414,5 +326,5 @@ async fn connection_rejected_renews_once_and_runs_again() {
         Some("connection-rejected")
     );
     assert_eq!(*renewer.calls.lock().expect("calls"), 1);
-    assert_eq!(log.lock().expect("log").len(), 2);
+    assert_eq!(log.count(), 2);
 }

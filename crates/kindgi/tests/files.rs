@@ -2,17 +2,15 @@
 //! against the real dev runtime for every answer it gives, and against a
 //! scripted endpoint for busy and rate-limited answers.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use kindgi::testing::{TestContext, TestPack};
 use kindgi::{Pack, Read, Stored, Tool, ToolContext, ToolError};
 use kindgi_runtime::TenantSettings;
+use kindgi_test_kit::{Reply, ScriptedServer};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const PNG: &str = "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b49444154789c6360000200000500017a5eab3f0000000049454e44ae426082";
 const PNG_2: &str = "89504e470d0a1a0a0000000d4948445200000002000000010806000000f4227f8a0000000b49444154789c636080020000090001fb52b8a90000000049454e44ae426082";
@@ -233,68 +231,23 @@ async fn each_reason_for_no_files_says_how_to_fix_it() {
 }
 
 /// A files endpoint that answers each request with the next scripted
-/// status, and records the requests' heads.
-async fn scripted(
-    answers: Vec<(u16, &'static str, &'static str)>,
-) -> (String, Arc<AtomicUsize>, Arc<std::sync::Mutex<Vec<String>>>) {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!(
-        "http://{}/v1/tool-files",
-        listener.local_addr().expect("addr")
-    );
-    let count = Arc::new(AtomicUsize::new(0));
-    let heads = Arc::new(std::sync::Mutex::new(Vec::new()));
-    let (seen, recorded) = (Arc::clone(&count), Arc::clone(&heads));
-    tokio::spawn(async move {
-        for (status, retry_after, body) in answers {
-            let Ok((mut socket, _)) = listener.accept().await else {
-                return;
-            };
-            let mut buf = vec![0u8; 65536];
-            let mut read = 0;
-            // Read the head and a small body.
-            while let Ok(n) = socket.read(&mut buf[read..]).await {
-                if n == 0 {
-                    break;
-                }
-                read += n;
-                let text = String::from_utf8_lossy(&buf[..read]).to_string();
-                if let Some(end) = text.find("\r\n\r\n") {
-                    let length = text
-                        .lines()
-                        .find_map(|l| {
-                            l.to_ascii_lowercase()
-                                .strip_prefix("content-length: ")
-                                .map(|v| v.trim().parse::<usize>().unwrap_or(0))
-                        })
-                        .unwrap_or(0);
-                    if read >= end + 4 + length {
-                        if let Ok(mut heads) = recorded.lock() {
-                            heads.push(text[..end].to_owned());
-                        }
-                        break;
-                    }
-                }
-            }
-            seen.fetch_add(1, Ordering::SeqCst);
-            let response = format!(
-                "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\nretry-after: {retry_after}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            );
-            let _ = socket.write_all(response.as_bytes()).await;
-            let _ = socket.shutdown().await;
-        }
-    });
-    (url, count, heads)
+/// status, and keeps the requests.
+async fn scripted(answers: Vec<(u16, &'static str, &'static str)>) -> (String, ScriptedServer) {
+    let replies = answers
+        .into_iter()
+        .map(|(status, retry_after, body)| {
+            Reply::json_text(status, body).header("retry-after", retry_after)
+        })
+        .collect();
+    let server = ScriptedServer::replying(replies).await;
+    (format!("{}/v1/tool-files", server.url()), server)
 }
 
 const FILE_ANSWER: &str = r#"{"file":{"type":"kindgi.file","artifactId":"a1","name":"r é.png","contentType":"image/png","size":68,"sha256":"0000000000000000000000000000000000000000000000000000000000000000"}}"#;
 
 #[tokio::test]
 async fn busy_is_retried_after_retry_after() {
-    let (url, count, heads) = scripted(vec![
+    let (url, files) = scripted(vec![
         (
             503,
             "0",
@@ -316,8 +269,8 @@ async fn busy_is_retried_after_retry_after() {
         .output()
         .expect("a result");
     assert_eq!(out["stored"][0]["file"]["artifactId"], "a1");
-    assert_eq!(count.load(Ordering::SeqCst), 2);
-    let heads = heads.lock().expect("heads").clone();
+    assert_eq!(files.count(), 2);
+    let heads: Vec<String> = files.seen().into_iter().map(|r| r.head).collect();
     let head = heads[1].to_ascii_lowercase();
     assert!(head.starts_with("post /v1/tool-files http/1.1"), "{head}");
     assert!(
@@ -330,7 +283,7 @@ async fn busy_is_retried_after_retry_after() {
 
 #[tokio::test]
 async fn rate_limits_past_the_deadline_surface_as_errors() {
-    let (url, count, _) = scripted(vec![(
+    let (url, files) = scripted(vec![(
         429,
         "5",
         r#"{"error":{"code":"rate-limit-exceeded","message":"slow down","requestId":"r"}}"#,
@@ -353,9 +306,5 @@ async fn rate_limits_past_the_deadline_surface_as_errors() {
         out["stored"][0],
         json!({"error": "the runtime's file store kept answering 429 rate-limit-exceeded"})
     );
-    assert_eq!(
-        count.load(Ordering::SeqCst),
-        1,
-        "no retry past the deadline"
-    );
+    assert_eq!(files.count(), 1, "no retry past the deadline");
 }

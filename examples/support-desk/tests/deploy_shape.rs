@@ -16,11 +16,10 @@
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::time::Duration;
 
+use kindgi_test_kit::{Listen, ListeningProcess, Stream};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 const TOKEN: &str = "deploy-test-token";
 
@@ -79,34 +78,23 @@ async fn the_binary_and_its_index_alone_answer_calls() {
     names.sort();
     assert_eq!(names, ["index.json", "support-desk"]);
 
-    let mut service = tokio::process::Command::new(&deployed)
+    let mut command = std::process::Command::new(&deployed);
+    command
         .args(["serve", "--host", "127.0.0.1"])
         .current_dir(app.path())
         .env_clear()
         .env("KINDGI_PACK_SERVICE_TOKEN", TOKEN)
         .env("KINDGI_PACK_INDEX", "index.json")
         .env("PORT", "0")
-        .env("KINDGI_LOG_FORMAT", "json")
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("serve");
-    let mut log = BufReader::new(service.stderr.take().expect("stderr")).lines();
-    let port = tokio::time::timeout(Duration::from_secs(30), async {
-        while let Ok(Some(line)) = log.next_line().await {
-            let record: Value = serde_json::from_str(&line).expect("a JSON log record");
-            if record["kind"] == "listening" {
-                assert_eq!(record["artifactVersion"], "1.0.0+test");
-                return record["port"].as_u64().expect("port");
-            }
-        }
-        panic!("the service stopped before listening");
-    })
-    .await
-    .expect("listening in time");
-    let url = format!("http://127.0.0.1:{port}");
+        .env("KINDGI_LOG_FORMAT", "json");
+    let listen = Listen::on(Stream::Stderr).timeout(Duration::from_secs(30));
+    let mut service = ListeningProcess::start(&mut command, listen).expect("listening in time");
+    let before_listening = service.lines_to_listening(Stream::Stderr);
+    for line in &before_listening {
+        let _: Value = serde_json::from_str(line).expect("a JSON log record");
+    }
+    assert_eq!(service.record()["artifactVersion"], "1.0.0+test");
+    let url = service.url();
 
     let ready = reqwest::get(format!("{url}/readyz")).await.expect("readyz");
     assert_eq!(ready.status(), 200);
@@ -138,15 +126,17 @@ async fn the_binary_and_its_index_alone_answer_calls() {
     );
 
     // SIGTERM: drain, `stopped`, exit 0.
-    let pid = service.id().expect("pid");
-    let sent = std::process::Command::new("kill")
-        .args(["-TERM", &pid.to_string()])
-        .status()
-        .expect("kill");
-    assert!(sent.success());
+    service.sigterm();
+    let status = service
+        .wait_exit(Duration::from_secs(15))
+        .expect("exits in time");
     let mut kinds = Vec::new();
     let mut logged_lines = Vec::new();
-    while let Ok(Some(line)) = log.next_line().await {
+    for line in service
+        .stderr_lines()
+        .into_iter()
+        .skip(before_listening.len())
+    {
         if let Ok(record) = serde_json::from_str::<Value>(&line) {
             kinds.extend(record["kind"].as_str().map(str::to_owned));
             if record["message"] == "ticket logged" {
@@ -168,10 +158,6 @@ async fn the_binary_and_its_index_alone_answer_calls() {
         rest,
         r#":"info","severity":"INFO","subsystem":"pack","message":"ticket logged","tenantId":"acme","runId":"run-1","toolId":"support.log-ticket","ticket":"T-000001","created":true,"packId":"support","artifactVersion":"1.0.0+test"}"#
     );
-    let status = tokio::time::timeout(Duration::from_secs(15), service.wait())
-        .await
-        .expect("exits in time")
-        .expect("status");
     assert!(status.success(), "{status}");
     assert!(
         kinds.ends_with(&["draining".to_owned(), "stopped".to_owned()]),

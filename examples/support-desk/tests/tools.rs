@@ -2,15 +2,12 @@
 //! service would call them (`kindgi::testing`), with the dev runtime for
 //! files and pauses, and a local server standing in for the helpdesk app.
 
-use std::sync::{Arc, Mutex};
-
 use kindgi::protocol::{ConnectionAccount, ErrorCode, Response};
 use kindgi::testing::{TestContext, TestPack};
 use kindgi::{CheckResult, Connection, Secret};
+use kindgi_test_kit::{Reply, ScriptedServer};
 use serde_json::{Value, json};
 use support_desk::Settings;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
 /// The pack, its database in a fresh folder.
 fn pack() -> (TestPack, Settings, tempfile::TempDir) {
@@ -249,65 +246,30 @@ struct Seen {
 
 /// A helpdesk stand-in: `Bearer good` is accepted (201 `{"id": 981}`),
 /// any other token refused (401).
-async fn helpdesk() -> (String, Arc<Mutex<Vec<Seen>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let log = Arc::clone(&seen);
-    tokio::spawn(async move {
-        while let Ok((mut stream, _)) = listener.accept().await {
-            let log = Arc::clone(&log);
-            tokio::spawn(async move {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                let (head, body) = loop {
-                    let Ok(n) = stream.read(&mut chunk).await else {
-                        return;
-                    };
-                    if n == 0 {
-                        return;
-                    }
-                    buf.extend_from_slice(&chunk[..n]);
-                    let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") else {
-                        continue;
-                    };
-                    let head = String::from_utf8_lossy(&buf[..end]).into_owned();
-                    let len: usize = header(&head, "content-length")
-                        .and_then(|v| v.parse().ok())
-                        .unwrap_or(0);
-                    if buf.len() >= end + 4 + len {
-                        break (head, buf[end + 4..end + 4 + len].to_vec());
-                    }
-                };
-                let authorization = header(&head, "authorization");
-                let accepted = authorization.as_deref() == Some("Bearer good");
-                log.lock().expect("log").push(Seen {
-                    line: head.lines().next().unwrap_or_default().to_owned(),
-                    authorization,
-                    idempotency_key: header(&head, "idempotency-key"),
-                    body: serde_json::from_slice(&body).unwrap_or(Value::Null),
-                });
-                let (status, reply) = if accepted {
-                    ("201 Created", r#"{"id":981}"#)
-                } else {
-                    ("401 Unauthorized", r#"{"error":"invalid token"}"#)
-                };
-                let response = format!(
-                    "HTTP/1.1 {status}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
-                    reply.len()
-                );
-                let _ = stream.write_all(response.as_bytes()).await;
-            });
+async fn helpdesk() -> (String, ScriptedServer) {
+    let server = ScriptedServer::start(|request| {
+        if request.header("authorization") == Some("Bearer good") {
+            Reply::json_text(201, r#"{"id":981}"#)
+        } else {
+            Reply::json_text(401, r#"{"error":"invalid token"}"#)
         }
-    });
-    (url, seen)
+    })
+    .await;
+    (server.url(), server)
 }
 
-fn header(head: &str, name: &str) -> Option<String> {
-    head.lines()
-        .filter_map(|l| l.split_once(':'))
-        .find(|(k, _)| k.trim().eq_ignore_ascii_case(name))
-        .map(|(_, v)| v.trim().to_owned())
+/// What the helpdesk stand-in has seen so far.
+fn seen(server: &ScriptedServer) -> Vec<Seen> {
+    server
+        .seen()
+        .iter()
+        .map(|request| Seen {
+            line: request.line().to_owned(),
+            authorization: request.header("authorization").map(str::to_owned),
+            idempotency_key: request.header("idempotency-key").map(str::to_owned),
+            body: request.json(),
+        })
+        .collect()
 }
 
 fn helpdesk_connection(token: &str) -> Connection {
@@ -327,7 +289,7 @@ fn helpdesk_connection(token: &str) -> Connection {
 #[tokio::test]
 async fn a_reply_is_posted_through_the_helpdesk_connection() {
     let (pack, _settings, _dir) = pack();
-    let (url, seen) = helpdesk().await;
+    let (url, helpdesk) = helpdesk().await;
     let output = pack
         .call(
             "support.post-reply",
@@ -341,7 +303,7 @@ async fn a_reply_is_posted_through_the_helpdesk_connection() {
         .output()
         .expect("posted");
     assert_eq!(output, json!({"replyId": "981"}));
-    let seen = seen.lock().expect("log").clone();
+    let seen = seen(&helpdesk);
     assert_eq!(seen.len(), 1);
     assert_eq!(seen[0].line, "POST /api/tickets/HD%2077/replies HTTP/1.1");
     assert_eq!(seen[0].authorization.as_deref(), Some("Bearer good"));

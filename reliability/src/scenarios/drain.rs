@@ -253,7 +253,7 @@ fn classify(outcome: &Outcome, id: &str) -> Seen {
         Outcome::NotConnected(_) => Seen::NotConnected,
         Outcome::NoAnswer(e) => Seen::NoAnswer(e.clone(), Instant::now()),
         Outcome::Answered(r) => {
-            let body = r.json();
+            let body = r.json_or_null();
             match r.status {
                 200 if body["kind"] == "result" && body["output"]["id"] == id => Seen::Ok,
                 503 if body["error"] == "draining" && r.header("retry-after") == Some("1") => {

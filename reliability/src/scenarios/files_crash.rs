@@ -185,7 +185,7 @@ async fn upload_until_stopped(
         let Some(open) = open.filter(|r| r.status == 201) else {
             break;
         };
-        let Some(token) = open.json()["toolFiles"]["token"]
+        let Some(token) = open.json_or_null()["toolFiles"]["token"]
             .as_str()
             .map(str::to_owned)
         else {
@@ -212,10 +212,12 @@ async fn upload_until_stopped(
                 )
                 .await;
             outcomes.push(match answer {
-                Some(r) if r.status == 200 && r.json()["file"]["artifactId"].is_string() => {
+                Some(r)
+                    if r.status == 200 && r.json_or_null()["file"]["artifactId"].is_string() =>
+                {
                     Upload::Stored {
                         token: token.clone(),
-                        artifact_id: r.json()["file"]["artifactId"]
+                        artifact_id: r.json_or_null()["file"]["artifactId"]
                             .as_str()
                             .unwrap_or_default()
                             .to_owned(),

@@ -163,14 +163,14 @@ pub async fn run(service: &PackService, plan: &OverloadPlan) -> OverloadReport {
                 continue;
             };
             match outcome.response() {
-                Some(r) if r.status == 200 && r.json()["kind"] == "result" => {
+                Some(r) if r.status == 200 && r.json_or_null()["kind"] == "result" => {
                     wave.ok += 1;
                     wave.fastest_ok = wave.fastest_ok.min(took);
                     wave.slowest_ok = wave.slowest_ok.max(took);
                 }
                 Some(r)
                     if r.status == 503
-                        && r.json()["error"] == "overloaded"
+                        && r.json_or_null()["error"] == "overloaded"
                         && r.header("retry-after") == Some("1") =>
                 {
                     wave.overloaded += 1;
@@ -198,6 +198,6 @@ pub async fn run(service: &PackService, plan: &OverloadPlan) -> OverloadReport {
     report.serving_after = healthz.status() == Some(200)
         && call
             .response()
-            .is_some_and(|r| r.json()["kind"] == "result");
+            .is_some_and(|r| r.json_or_null()["kind"] == "result");
     report
 }

@@ -161,7 +161,7 @@ async fn calls_past_the_drain_window_are_answered_cancelled_before_exit() {
             .response()
             .unwrap_or_else(|| panic!("{tool}: no answer: {outcome}"));
         assert_eq!(answer.status, 200, "{tool}: {}", answer.text());
-        let body = answer.json();
+        let body = answer.json_or_null();
         assert_eq!(
             invoke::error_code(&body),
             Some("cancelled"),

@@ -91,7 +91,12 @@ async fn malformed_json_is_malformed_message() {
     for (what, body) in cases {
         let (answer, took) = send(&service, body).await;
         assert_eq!(answer.status, 200, "{what}");
-        assert_eq!(answer.json(), not_json(), "{what}: {}", answer.text());
+        assert_eq!(
+            answer.json_or_null(),
+            not_json(),
+            "{what}: {}",
+            answer.text()
+        );
         assert!(took < Duration::from_secs(5), "{what}: {took:?}");
     }
     assert!(
@@ -106,15 +111,15 @@ async fn odd_but_valid_json_is_answered_like_json_parse() {
     let sleep = |input: &str| invoke_raw("stress.sleep", input);
     // Duplicate keys: the last one wins, as in JSON.parse.
     let (answer, _) = send(&service, sleep(r#"{"ms":"x","ms":2}"#)).await;
-    assert_eq!(answer.json()["output"], json!({"slept": 2}));
+    assert_eq!(answer.json_or_null()["output"], json!({"slept": 2}));
     let body = br#"{"v":2,"kind":"nope","kind":"invoke","tool":{"id":"stress.sleep"},"input":{"ms":1},"ctx":{"tenantId":"t1","runId":"r1"}}"#;
     let (answer, _) = send(&service, body.to_vec()).await;
-    assert_eq!(answer.json()["output"], json!({"slept": 1}));
+    assert_eq!(answer.json_or_null()["output"], json!({"slept": 1}));
     // `"v": 2.0` is the number 2, as JSON.parse reads it (F4).
     let body = br#"{"v":2.0,"kind":"invoke","tool":{"id":"stress.sleep"},"input":{"ms":1},"ctx":{"tenantId":"t1","runId":"r1"}}"#;
     let (answer, _) = send(&service, body.to_vec()).await;
     assert_eq!(
-        answer.json()["output"],
+        answer.json_or_null()["output"],
         json!({"slept": 1}),
         "{}",
         answer.text()
@@ -122,8 +127,11 @@ async fn odd_but_valid_json_is_answered_like_json_parse() {
     // Nesting up to serde_json's limit (128) parses; the schema refuses it.
     let deep = sleep(&format!("{}{}", "[".repeat(120), "]".repeat(120)));
     let (answer, _) = send(&service, deep).await;
-    assert_eq!(answer.json()["code"], "input-validation-failed");
-    assert_eq!(answer.json()["issues"][0]["message"], "must be object");
+    assert_eq!(answer.json_or_null()["code"], "input-validation-failed");
+    assert_eq!(
+        answer.json_or_null()["issues"][0]["message"],
+        "must be object"
+    );
     // Huge and negative numbers where an integer >= 0 is wanted: a
     // validation failure, never a wrap-around.
     for ms in [
@@ -135,7 +143,7 @@ async fn odd_but_valid_json_is_answered_like_json_parse() {
     ] {
         let (answer, _) = send(&service, sleep(&format!(r#"{{"ms":{ms}}}"#))).await;
         assert_eq!(
-            answer.json()["code"],
+            answer.json_or_null()["code"],
             "input-validation-failed",
             "ms {ms}: {}",
             answer.text()
@@ -153,7 +161,7 @@ async fn odd_but_valid_json_is_answered_like_json_parse() {
         .await
         .expect_answer("2^53 - 1");
     assert_eq!(
-        answer.json()["code"],
+        answer.json_or_null()["code"],
         "deadline-exceeded",
         "{}",
         answer.text()
@@ -167,7 +175,7 @@ async fn odd_but_valid_json_is_answered_like_json_parse() {
     let answer = http::exchange(service.addr(), &request, WAIT)
         .await
         .expect_answer("a huge timeout");
-    assert_eq!(answer.json()["output"], json!({"slept": 1}));
+    assert_eq!(answer.json_or_null()["output"], json!({"slept": 1}));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -190,7 +198,12 @@ async fn bodies_at_the_limit() {
     let exact = frame(0);
     assert_eq!(exact.len(), LIMIT);
     let (answer, took) = send(&service, exact).await;
-    assert_eq!(answer.json()["code"], "handler-throw", "{}", answer.text());
+    assert_eq!(
+        answer.json_or_null()["code"],
+        "handler-throw",
+        "{}",
+        answer.text()
+    );
     assert!(took < Duration::from_secs(10), "{took:?}");
     // One byte more: 413.
     let mut over = frame(0);
@@ -206,9 +219,9 @@ async fn bodies_at_the_limit() {
         invoke_raw("stress.sleep", &format!(r#"{{"ms":1,"pad":"{pad}"}}"#)),
     )
     .await;
-    assert_eq!(answer.json()["code"], "input-validation-failed");
+    assert_eq!(answer.json_or_null()["code"], "input-validation-failed");
     assert_eq!(
-        answer.json()["issues"],
+        answer.json_or_null()["issues"],
         json!([{"instancePath": "", "schemaPath": "#/additionalProperties", "keyword": "additionalProperties",
                 "params": {"additionalProperty": "pad"}, "message": "must NOT have additional properties"}])
     );
@@ -219,7 +232,12 @@ async fn bodies_at_the_limit() {
         "c".repeat(LIMIT - 200)
     );
     let (answer, _) = send(&service, body.into_bytes()).await;
-    assert_eq!(answer.json()["kind"], "check-result", "{}", answer.text());
+    assert_eq!(
+        answer.json_or_null()["kind"],
+        "check-result",
+        "{}",
+        answer.text()
+    );
     // Millions of values in a list: parsed and answered.
     let mut items = String::from("[");
     for i in 0..2_000_000 {
@@ -234,7 +252,7 @@ async fn bodies_at_the_limit() {
         invoke_raw("stress.count", &format!(r#"{{"items":{items}}}"#)),
     )
     .await;
-    assert_eq!(answer.json()["output"], json!({"count": 2_000_000}));
+    assert_eq!(answer.json_or_null()["output"], json!({"count": 2_000_000}));
     assert!(took < Duration::from_secs(30), "{took:?}");
 }
 
@@ -245,8 +263,10 @@ async fn a_list_of_wrong_items_has_a_bounded_answer() {
     let _heavy = heavy().await;
     let service = start(&ServiceOptions::default());
     let (answer, took) = send(&service, invoke_raw("stress.count", &wrong_items(200_000))).await;
-    assert_eq!(answer.json()["code"], "input-validation-failed");
-    let issues = answer.json()["issues"].as_array().map_or(0, Vec::len);
+    assert_eq!(answer.json_or_null()["code"], "input-validation-failed");
+    let issues = answer.json_or_null()["issues"]
+        .as_array()
+        .map_or(0, Vec::len);
     assert!((1..=100).contains(&issues), "{issues} issues");
     assert!(
         answer.body.len() < 64 * 1024,
@@ -308,8 +328,8 @@ async fn refused_in_bounded_memory(tool: &str, input: &str, issues: Value) {
     let service = start(&ServiceOptions::default());
     let before = service.rss_kib();
     let (answer, _) = send(&service, invoke_raw(tool, input)).await;
-    assert_eq!(answer.json()["code"], "input-validation-failed");
-    assert_eq!(answer.json()["issues"], issues);
+    assert_eq!(answer.json_or_null()["code"], "input-validation-failed");
+    assert_eq!(answer.json_or_null()["issues"], issues);
     let growth = service.peak_rss_kib().saturating_sub(before);
     assert!(growth < 160 * 1024, "+{growth} KiB");
 }
@@ -339,7 +359,7 @@ async fn checking_large_bodies_leaves_the_workers_free() {
     assert_eq!(status, 200);
     assert!(waited < Duration::from_secs(1), "healthz waited {waited:?}");
     for (answer, took) in answers {
-        assert_eq!(answer.json()["output"], json!({"count": 2_000_000}));
+        assert_eq!(answer.json_or_null()["output"], json!({"count": 2_000_000}));
         // The probe came while they were still at it.
         assert!(took > Duration::from_millis(300) + waited, "{took:?}");
     }

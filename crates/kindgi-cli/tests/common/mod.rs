@@ -3,10 +3,9 @@
 
 #![allow(dead_code, unreachable_pub)]
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 
+use kindgi_test_kit::process::{ListeningProcess, start_dev_runtime};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -14,7 +13,7 @@ pub const ADMIN: &str = "test-admin-token";
 
 /// A running `kindgi runtime`.
 pub struct Runtime {
-    child: Child,
+    process: ListeningProcess,
     pub url: String,
     pub port: u16,
     pub data_dir: PathBuf,
@@ -33,31 +32,18 @@ impl Runtime {
 
     /// Starts a runtime on `data_dir`.
     pub fn start_in(data_dir: &Path, args: &[&str]) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_kindgi"))
-            .arg("runtime")
-            .args(["--port", "0", "--host", "127.0.0.1", "--data-dir"])
-            .arg(data_dir)
-            .args(args)
-            .env("KINDGI_RUNTIME_ADMIN_TOKEN", ADMIN)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn kindgi runtime");
-        let stdout = child.stdout.take().expect("stdout");
-        let mut line = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut line)
-            .expect("listening line");
-        let listening: Value = serde_json::from_str(&line).expect("listening line is JSON");
+        let bin = Path::new(env!("CARGO_BIN_EXE_kindgi"));
+        let process = start_dev_runtime(bin, data_dir, ADMIN, args).expect("listening line");
+        let listening = process.record();
         assert_eq!(listening["kind"], "listening");
         assert!(
             listening.get("adminToken").is_none(),
             "a token from the env is not printed"
         );
         Self {
-            child,
             url: listening["url"].as_str().expect("url").to_owned(),
-            port: u16::try_from(listening["port"].as_u64().expect("port")).expect("port"),
+            port: process.port(),
+            process,
             data_dir: data_dir.to_path_buf(),
             _tmp: None,
             http: reqwest::Client::new(),
@@ -66,8 +52,7 @@ impl Runtime {
 
     /// Kills the process (as a crash would).
     pub fn kill(mut self) -> Option<tempfile::TempDir> {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.process.kill();
         self._tmp.take()
     }
 
@@ -148,13 +133,6 @@ impl Runtime {
         let mut out = Vec::new();
         let _ = stream.read_to_end(&mut out).await;
         String::from_utf8_lossy(&out).into_owned()
-    }
-}
-
-impl Drop for Runtime {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -8,6 +8,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use kindgi_test_kit::process::signal;
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// The front's token.
@@ -118,21 +119,13 @@ impl Drop for Dev {
     fn drop(&mut self) {
         // Never leave pack processes behind, even when the test failed.
         if let Ok(None) = self.child.try_wait() {
-            signal("-INT", self.pid());
+            signal(self.pid(), "INT");
             let until = Instant::now() + Duration::from_secs(15);
             while Instant::now() < until && matches!(self.child.try_wait(), Ok(None)) {
                 std::thread::sleep(Duration::from_millis(50));
             }
         }
     }
-}
-
-/// Sends a signal (`-INT`, `-KILL`) to `pid`.
-pub fn signal(which: &str, pid: u32) {
-    let _ = std::process::Command::new("kill")
-        .arg(which)
-        .arg(pid.to_string())
-        .status();
 }
 
 /// Whether `pid` runs.
