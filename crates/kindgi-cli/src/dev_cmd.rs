@@ -90,22 +90,6 @@ pub(crate) async fn run(args: DevArgs) -> anyhow::Result<ExitCode> {
         poll: Duration::from_millis(args.poll_ms.max(50)),
         state_dir: args.state_dir,
     };
-    dev::run(options, shutdown_signal()).await?;
+    dev::run(options, crate::signal::shutdown()).await?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Resolves on Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }

@@ -97,7 +97,7 @@ pub(crate) async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("Cannot listen on {}:{}", args.host, args.port))?;
     let addr = listener.local_addr()?;
     let serving = runtime.clone();
-    let task = tokio::spawn(serving.serve(listener, shutdown_signal()));
+    let task = tokio::spawn(serving.serve(listener, crate::signal::shutdown()));
     // The first line on stdout: what tests and scripts parse.
     let mut line = json!({
         "kind": "listening",
@@ -112,19 +112,4 @@ pub(crate) async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
     tracing::info!(port = addr.port(), "dev runtime listening");
     task.await??;
     Ok(())
-}
-
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }

@@ -527,43 +527,25 @@ async fn a_restart_keeps_files_and_tokens() {
 #[tokio::test]
 async fn admin_api_wants_its_token_and_unknown_routes_are_404() {
     let rt = Runtime::start(&[]);
-    let resp = rt
-        .http
-        .post(format!("{}/v1/dev/calls", rt.url))
-        .bearer_auth("wrong")
-        .body("{}")
-        .send()
-        .await
-        .expect("send");
-    common::Answer::of(resp)
+    let answer = |method: reqwest::Method, path: &str| {
+        let request = rt
+            .http
+            .request(method, format!("{}{path}", rt.url))
+            .bearer_auth("wrong")
+            .body("{}");
+        async move { common::Answer::of(request.send().await.expect("send")).await }
+    };
+    answer(reqwest::Method::POST, "/v1/dev/calls")
         .await
         .assert_error(401, "admin-token-invalid");
     // The token comes first: a wrong query learns nothing of the route.
-    let resp = rt
-        .http
-        .get(format!("{}/v1/dev/waits/w1?waitMs=soon", rt.url))
-        .send()
-        .await
-        .expect("send");
-    common::Answer::of(resp)
+    answer(reqwest::Method::GET, "/v1/dev/waits/w1?waitMs=soon")
         .await
         .assert_error(401, "admin-token-invalid");
-    let resp = rt
-        .http
-        .get(format!("{}/v1/nothing", rt.url))
-        .send()
-        .await
-        .expect("send");
-    common::Answer::of(resp)
+    answer(reqwest::Method::GET, "/v1/nothing")
         .await
         .assert_error(404, "not-found");
-    let resp = rt
-        .http
-        .put(format!("{}/v1/tool-files", rt.url))
-        .send()
-        .await
-        .expect("send");
-    common::Answer::of(resp)
+    answer(reqwest::Method::PUT, "/v1/tool-files")
         .await
         .assert_error(405, "method-not-allowed");
 }
