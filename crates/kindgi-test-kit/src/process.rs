@@ -283,11 +283,15 @@ impl ListeningProcess {
             .collect()
     }
 
-    /// Waits up to `timeout` for a record of `kind`.
-    pub fn wait_record(&self, kind: &str, timeout: Duration) -> Option<Value> {
+    /// Waits up to `timeout` for a record that `matches`.
+    pub fn wait_record_where(
+        &self,
+        matches: impl Fn(&Value) -> bool,
+        timeout: Duration,
+    ) -> Option<Value> {
         let started = Instant::now();
         loop {
-            if let Some(found) = self.records_of(kind).into_iter().next() {
+            if let Some(found) = self.records().into_iter().find(|r| matches(r)) {
                 return Some(found);
             }
             if started.elapsed() > timeout {
@@ -295,6 +299,11 @@ impl ListeningProcess {
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// Waits up to `timeout` for a record of `kind`.
+    pub fn wait_record(&self, kind: &str, timeout: Duration) -> Option<Value> {
+        self.wait_record_where(|r| r["kind"] == kind, timeout)
     }
 
     /// Stops reading its stderr: once the pipe's buffer (and the reader's,

@@ -37,6 +37,7 @@ pub fn pack() -> kindgi::Pack {
         .tool(tools::panics::blocking_tool())
         .tool(tools::block::tool())
         .tool(tools::log::tool())
+        .tool(tools::log::context_tool())
         .tool(tools::environ::tool())
         .tool(tools::store::tool())
         .guardrail(checks::ok_guardrail())

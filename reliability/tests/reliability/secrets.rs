@@ -264,6 +264,47 @@ async fn no_secret_reaches_logs_or_answers_under_load_and_errors() {
     holder.abort();
 }
 
+/// A handler that logs its secret, its connection and its whole context
+/// through `tracing` (`?` on each): the record is written, each credential
+/// in it redacted, none of their values anywhere in the output.
+#[tokio::test]
+async fn a_handler_logging_its_credentials_logs_them_redacted() {
+    let service = start(&ServiceOptions::default());
+    let s = Sentinels::new("logged");
+    let answer = http::exchange(
+        service.addr(),
+        &call(&service, &s, "stress.log-context", json!({})),
+        WAIT,
+    )
+    .await
+    .expect_answer("log-context");
+    assert_eq!(answer.json_or_null()["kind"], "result", "{}", answer.text());
+    let record = service
+        .wait_record_where(|r| r["message"] == "stress.log-context record", WAIT)
+        .expect("the handler's record");
+    assert_eq!(record["secret"], "Some(Secret(***))", "{record}");
+    let connection = record["connection"].as_str().expect("a string");
+    assert!(connection.contains("access_token: Secret(***)"), "{record}");
+    let context = record["context"].as_str().expect("a string");
+    assert!(context.contains("API_KEY"), "names its secrets: {record}");
+    assert_absent(&[&s], service.token(), &answer.text(), "the answer");
+    // The context's env values are not secrets (the protocol says so of
+    // secrets, connections and the files grant only): the handler's own
+    // `?ctx` shows them, as it would any setting.
+    assert!(context.contains(&s.env_value), "{record}");
+    let output = service.output();
+    let leaked: Vec<String> = s
+        .found_in(&output)
+        .into_iter()
+        .filter(|found| *found != s.env_value)
+        .collect();
+    assert!(leaked.is_empty(), "stdout/stderr shows {leaked:?}");
+    assert!(
+        !output.contains(service.token()),
+        "stdout/stderr shows the token"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refusals_carry_no_secret() {
     let mut service = start(&ServiceOptions::default().max_concurrency(1));

@@ -1,8 +1,11 @@
-//! `stress.log`: a handler that logs a lot, through `tracing`.
+//! `stress.log`: a handler that logs a lot, through `tracing`; and
+//! `stress.log-context`: one that logs its credentials, which the log must
+//! show redacted.
 
 use kindgi::{Tool, ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// How many records, and how long each.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -37,4 +40,27 @@ pub(crate) fn tool() -> Tool {
         .description("Logs count info events, each with a filler field of bytes characters.")
         .mutating(false)
         .handler(log)
+}
+
+/// Logs, through `tracing`, what a careless handler might: its secret, its
+/// connection and its whole context, each with `?` (their `Debug`).
+async fn log_context(_input: Value, ctx: ToolContext) -> Result<Value, ToolError> {
+    kindgi::tracing::info!(
+        secret = ?ctx.secret("API_KEY"),
+        connection = ?ctx.connection("crm"),
+        context = ?ctx,
+        "stress.log-context record"
+    );
+    Ok(serde_json::json!({"logged": true}))
+}
+
+pub(crate) fn context_tool() -> Tool {
+    Tool::new("stress.log-context")
+        .description("Logs its secret API_KEY, its connection crm and its context with tracing.")
+        .mutating(false)
+        .needs_secret("API_KEY")
+        .needs_connection("crm", "acme-crm", &[])
+        .input_schema(serde_json::json!({"type": "object"}))
+        .output_schema(serde_json::json!({"type": "object"}))
+        .handler(log_context)
 }
