@@ -6,6 +6,11 @@ use serde_json::{Value, json};
 /// One MiB: the size of the bulk scenario's request body.
 pub(crate) const MIB: usize = 1024 * 1024;
 
+/// The 1 MiB scenario of a valid input.
+pub(crate) const BULK: &str = "bulk 1 MiB c=1";
+/// The 1 MiB scenario of an input with one wrong value.
+pub(crate) const BULK_INVALID: &str = "bulk invalid 1 MiB c=1";
+
 /// Which service of a target a scenario runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pack {
@@ -15,6 +20,46 @@ pub(crate) enum Pack {
     Bulk,
 }
 
+/// The answer a correct target gives to a scenario's request.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Expect {
+    /// This answer, as JSON (key order aside).
+    Answer(Value),
+    /// The input refused with `code`, its first issue at `instance_path`
+    /// (each service words its messages its own way).
+    Refused {
+        /// The error's `code`.
+        code: &'static str,
+        /// The first issue's `instancePath`.
+        instance_path: String,
+    },
+}
+
+impl Expect {
+    /// Whether `answer` is what a correct target answers.
+    pub(crate) fn matches(&self, answer: &Value) -> bool {
+        match self {
+            Self::Answer(expected) => answer == expected,
+            Self::Refused {
+                code,
+                instance_path,
+            } => answer["code"] == *code && answer["issues"][0]["instancePath"] == **instance_path,
+        }
+    }
+}
+
+impl std::fmt::Display for Expect {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Answer(expected) => write!(f, "{expected}"),
+            Self::Refused {
+                code,
+                instance_path,
+            } => write!(f, "{code} with an issue at {instance_path}"),
+        }
+    }
+}
+
 /// A scenario: a request sent over and over by `concurrency` connections.
 #[derive(Debug, Clone)]
 pub(crate) struct Scenario {
@@ -22,8 +67,8 @@ pub(crate) struct Scenario {
     pub(crate) name: &'static str,
     /// The request body.
     pub(crate) body: Bytes,
-    /// The answer a correct target gives, as JSON (key order aside).
-    pub(crate) expect: Value,
+    /// The answer a correct target gives.
+    pub(crate) expect: Expect,
     /// Connections, one request in flight on each.
     pub(crate) concurrency: usize,
     /// Which pack answers it.
@@ -153,9 +198,32 @@ pub(crate) fn bulk_body(size: usize) -> (Bytes, Value) {
     (Bytes::from(body), expect)
 }
 
+/// The `bench.bulk` invoke of [`bulk_body`], `size` bytes, with one wrong
+/// value in its last order (`priority` 10, past the schema's maximum of 9):
+/// a service checks the whole megabyte before it finds it. Returns the body
+/// and the wrong value's `instancePath`.
+pub(crate) fn bulk_invalid_body(size: usize) -> (Bytes, String) {
+    let (body, expect) = bulk_body(size - 1);
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let at = text
+        .rfind(r#""priority":"#)
+        .map(|i| i + r#""priority":"#.len());
+    let Some(at) = at else {
+        unreachable!("every order has a priority");
+    };
+    // One digit (0–9) becomes two: the body grows to `size`.
+    let wrong = format!("{}10{}", &text[..at], &text[at + 1..]);
+    let last = expect["output"]["orders"]
+        .as_u64()
+        .unwrap_or(1)
+        .saturating_sub(1);
+    (Bytes::from(wrong), format!("/orders/{last}/priority"))
+}
+
 /// Every scenario, in report order.
 pub(crate) fn all() -> Vec<Scenario> {
-    let echo_expect = json!({"v": 2, "kind": "result", "output": {"message": "hi"}});
+    let echo_expect =
+        Expect::Answer(json!({"v": 2, "kind": "result", "output": {"message": "hi"}}));
     let echo = |name, concurrency| Scenario {
         name,
         body: echo_body(),
@@ -165,6 +233,7 @@ pub(crate) fn all() -> Vec<Scenario> {
         bulk: false,
     };
     let (bulk, bulk_expect) = bulk_body(MIB);
+    let (invalid, instance_path) = bulk_invalid_body(MIB);
     vec![
         echo("echo c=1", 1),
         echo("echo c=16", 16),
@@ -172,15 +241,28 @@ pub(crate) fn all() -> Vec<Scenario> {
         Scenario {
             name: "check c=16",
             body: check_body(),
-            expect: json!({"v": 2, "kind": "check-result", "result": {"passed": true}}),
+            expect: Expect::Answer(
+                json!({"v": 2, "kind": "check-result", "result": {"passed": true}}),
+            ),
             concurrency: 16,
             pack: Pack::Fixture,
             bulk: false,
         },
         Scenario {
-            name: "bulk 1 MiB c=1",
+            name: BULK,
             body: bulk,
-            expect: bulk_expect,
+            expect: Expect::Answer(bulk_expect),
+            concurrency: 1,
+            pack: Pack::Bulk,
+            bulk: true,
+        },
+        Scenario {
+            name: BULK_INVALID,
+            body: invalid,
+            expect: Expect::Refused {
+                code: "input-validation-failed",
+                instance_path,
+            },
             concurrency: 1,
             pack: Pack::Bulk,
             bulk: true,
@@ -209,6 +291,36 @@ mod tests {
             .map(|o| o["lines"].as_array().map_or(0, Vec::len))
             .sum();
         assert_eq!(expect["output"]["lines"], lines);
+    }
+
+    #[test]
+    fn the_invalid_bulk_body_is_the_size_with_one_wrong_value() {
+        let (body, path) = bulk_invalid_body(MIB);
+        assert_eq!(body.len(), MIB);
+        let parsed: Value = serde_json::from_slice(&body).expect("valid JSON");
+        let orders = parsed["input"]["orders"].as_array().expect("orders");
+        assert_eq!(path, format!("/orders/{}/priority", orders.len() - 1));
+        assert_eq!(orders[orders.len() - 1]["priority"], 10);
+        assert!(
+            orders[..orders.len() - 1]
+                .iter()
+                .all(|o| o["priority"].as_u64() < Some(10))
+        );
+    }
+
+    #[test]
+    fn a_refusal_matches_by_code_and_path() {
+        let expect = Expect::Refused {
+            code: "input-validation-failed",
+            instance_path: "/orders/3/priority".to_owned(),
+        };
+        let answer = json!({"v": 2, "code": "input-validation-failed", "message": "m",
+            "issues": [{"instancePath": "/orders/3/priority", "message": "must be <= 9"}]});
+        assert!(expect.matches(&answer));
+        let elsewhere = json!({"v": 2, "code": "input-validation-failed",
+            "issues": [{"instancePath": "/orders/2/priority"}]});
+        assert!(!expect.matches(&elsewhere));
+        assert!(!expect.matches(&json!({"v": 2, "kind": "result"})));
     }
 
     #[test]
