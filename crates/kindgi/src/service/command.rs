@@ -4,8 +4,8 @@
 //! [`crate::serve`] — boot, then the server — with the process-wide steps
 //! that must come between them:
 //!
-//! 1. no other thread may run yet (a `#[tokio::main]` is refused), since
-//!    2. and 5. change the process environment;
+//! 1. no other thread may run yet (a `#[tokio::main]` is refused): steps
+//!    two and four change the process environment;
 //! 2. the configuration (`config-invalid`), then the token leaves the
 //!    process environment;
 //! 3. the open-files limit is raised, malloc told to give large blocks back;
