@@ -38,6 +38,10 @@ pub use schema::{input_schema_for, output_schema_for};
 pub use schemars;
 pub use serde;
 pub use serde_json;
+pub use service::pack_http;
+pub use service::{
+    EnvCheck, InvalidTenantId, InvalidToken, ServeError, ServiceConfig, Token, serve,
+};
 pub use source::SourceFile;
 pub use tracing;
 

@@ -43,13 +43,14 @@ use serde_json::{Map, Value};
 use crate::Pack;
 use crate::index::{PackConfig, Pins, build_index};
 use crate::log::Logger;
-use crate::service::invoke::{CallMeta, check_response, tool_response};
-use crate::service::state::ServiceState;
+use crate::service::check::check_response;
+use crate::service::invoke::{CallMeta, tool_response};
+use crate::service::state::Invoker;
 use crate::{CancelReason, Cancellation};
 
 /// A pack ready to be called in-process.
 pub struct TestPack {
-    state: ServiceState,
+    state: Invoker,
     #[cfg(feature = "testing")]
     runtime: Option<dev::Runtime>,
 }
@@ -269,7 +270,7 @@ impl TestPack {
             published_at: "1970-01-01T00:00:00.000Z".to_owned(),
         };
         let index = build_index(&pack, &config, &pins)?;
-        let state = crate::service::in_memory_state(&pack, index, Arc::new(Logger::quiet()))?;
+        let state = crate::service::in_memory(&pack, index, Arc::new(Logger::quiet()))?;
         Ok(Self {
             state,
             #[cfg(feature = "testing")]
@@ -414,7 +415,7 @@ mod dev {
     use kindgi_protocol::Response;
     use kindgi_runtime::{DevRuntime, OpenCall, RuntimeConfig, WaitRecord};
 
-    use super::{ServiceState, TestContext, TestPack};
+    use super::{Invoker, TestContext, TestPack};
 
     pub(super) struct Runtime {
         pub(super) runtime: DevRuntime,
@@ -427,7 +428,7 @@ mod dev {
         /// pauses, and puts the grant into the context.
         pub(super) async fn open(
             &self,
-            state: &ServiceState,
+            state: &Invoker,
             tool_id: &str,
             context: &mut TestContext,
         ) -> Option<String> {

@@ -15,29 +15,27 @@ use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use bytes::Bytes;
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST, RETRY_AFTER};
+use http::header::{CONTENT_LENGTH, HOST};
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::rt::{TokioExecutor, TokioIo};
+use kindgi::Token;
+use kindgi::pack_http::{self, BODY_TIMEOUT, BodyError};
 use kindgi_protocol::{PackIndex, ToolEntry, headers};
 use kindgi_runtime::{DevRuntime, OpenCall};
 use serde_json::{Value, json};
-use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 
 use super::local::CallValues;
 
 /// A body the front answers with.
 pub(crate) type FrontBody = BoxBody<Bytes, hyper::Error>;
-
-/// How long a client may take to send a request body.
-const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Headers that belong to one connection, not to the request.
 const HOP_BY_HOP: [&str; 8] = [
@@ -67,7 +65,7 @@ pub(crate) struct Upstream {
 /// The front's state.
 #[derive(Debug)]
 pub(crate) struct Front {
-    token: String,
+    token: Token,
     upstream: RwLock<Option<Arc<Upstream>>>,
     client: Client<HttpConnector, Full<Bytes>>,
     runtime: Option<DevRuntime>,
@@ -79,25 +77,19 @@ fn full(body: impl Into<Bytes>) -> FrontBody {
         .boxed()
 }
 
-fn json_response(status: StatusCode, body: impl Into<Bytes>) -> Response<FrontBody> {
-    let mut response = Response::new(full(body));
-    *response.status_mut() = status;
-    response
-        .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    response
+/// One of the pack service's own answers ([`kindgi::pack_http`]), as the
+/// front sends it.
+fn service_answer(response: pack_http::Response) -> Response<FrontBody> {
+    response.map(|body| body.map_err(|never: Infallible| match never {}).boxed())
 }
 
 fn error(status: StatusCode, message: &str) -> Response<FrontBody> {
-    json_response(status, json!({ "error": message }).to_string())
+    service_answer(pack_http::error(status, message))
 }
 
+/// 503 `not ready`: no process serves yet.
 fn not_ready() -> Response<FrontBody> {
-    let mut response = error(StatusCode::SERVICE_UNAVAILABLE, "not ready");
-    response
-        .headers_mut()
-        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
-    response
+    service_answer(pack_http::unavailable(&json!({"error": "not ready"})))
 }
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -107,7 +99,7 @@ fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 impl Front {
     /// A front checking `token`; with `runtime`, invokes of tools that need
     /// one get their grant from it.
-    pub(crate) fn new(token: String, runtime: Option<DevRuntime>) -> Self {
+    pub(crate) fn new(token: Token, runtime: Option<DevRuntime>) -> Self {
         Self {
             token,
             upstream: RwLock::new(None),
@@ -125,14 +117,6 @@ impl Front {
 
     fn upstream(&self) -> Option<Arc<Upstream>> {
         self.upstream.read().ok().and_then(|u| u.clone())
-    }
-
-    fn token_ok(&self, headers: &HeaderMap) -> bool {
-        let sent = headers
-            .get(headers::PACK_TOKEN)
-            .map(HeaderValue::as_bytes)
-            .unwrap_or_default();
-        bool::from(sent.ct_eq(self.token.as_bytes()))
     }
 
     /// Serves on `listener` until `shutdown` resolves.
@@ -168,38 +152,28 @@ impl Front {
     /// Answers one request, in a pack service's order of checks.
     pub(crate) async fn answer(&self, request: Request<Incoming>) -> Response<FrontBody> {
         let method = request.method().clone();
-        let expect = |want: Method| -> Option<Response<FrontBody>> {
-            (method != want).then(|| {
-                error(
-                    StatusCode::METHOD_NOT_ALLOWED,
-                    if want == Method::GET {
-                        "Use GET"
-                    } else {
-                        "Use POST"
-                    },
-                )
-            })
-        };
+        let refused = |want: Method| pack_http::wrong_method(&method, &want).map(service_answer);
         let path = request.uri().path().to_owned();
         match path.as_str() {
-            "/healthz" => expect(Method::GET)
-                .unwrap_or_else(|| json_response(StatusCode::OK, r#"{"status":"ok"}"#)),
-            "/readyz" => match expect(Method::GET) {
+            "/healthz" => {
+                refused(Method::GET).unwrap_or_else(|| service_answer(pack_http::healthy()))
+            }
+            "/readyz" => match refused(Method::GET) {
                 Some(refused) => refused,
                 None => self.forward_simple(request, false).await,
             },
-            "/v1/info" => match expect(Method::GET) {
+            "/v1/info" => match refused(Method::GET) {
                 Some(refused) => refused,
-                None if !self.token_ok(request.headers()) => {
-                    error(StatusCode::UNAUTHORIZED, "Bad pack token")
+                None if !pack_http::token_matches(request.headers(), &self.token) => {
+                    service_answer(pack_http::bad_token())
                 }
                 None => self.forward_simple(request, true).await,
             },
-            "/v1/invoke" => match expect(Method::POST) {
+            "/v1/invoke" => match refused(Method::POST) {
                 Some(refused) => refused,
                 None => self.invoke(request).await,
             },
-            path => error(StatusCode::NOT_FOUND, &format!("No route {path}")),
+            path => service_answer(pack_http::no_route(path)),
         }
     }
 
@@ -222,36 +196,24 @@ impl Front {
 
     async fn invoke(&self, request: Request<Incoming>) -> Response<FrontBody> {
         let headers = request.headers();
-        if !self.token_ok(headers) {
-            return error(StatusCode::UNAUTHORIZED, "Bad pack token");
+        if !pack_http::token_matches(headers, &self.token) {
+            return service_answer(pack_http::bad_token());
         }
         let Some(upstream) = self.upstream() else {
             return not_ready();
         };
-        if !header(headers, CONTENT_TYPE.as_str()).is_some_and(|t| t.contains("application/json")) {
-            return error(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "Content-Type must be application/json",
-            );
+        if !pack_http::is_json(headers) {
+            return service_answer(pack_http::not_json());
         }
-        let too_large = || error(StatusCode::PAYLOAD_TOO_LARGE, "Request body too large");
-        if header(headers, CONTENT_LENGTH.as_str())
-            .and_then(|v| v.parse::<u64>().ok())
-            .is_some_and(|n| n > headers::MAX_BODY_BYTES as u64)
-        {
-            return too_large();
-        }
-        let (parts, body) = request.into_parts();
-        let body = Limited::new(body, headers::MAX_BODY_BYTES);
-        let body = match tokio::time::timeout(BODY_TIMEOUT, body.collect()).await {
-            Ok(Ok(collected)) => collected.to_bytes(),
-            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-            Ok(Err(_)) | Err(_) => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    "The request body could not be read",
-                );
-            }
+        let Ok(declared) = pack_http::declared_length(headers) else {
+            return service_answer(pack_http::too_large());
+        };
+        let (parts, mut body) = request.into_parts();
+        let reading = pack_http::read_body(&mut body, declared, |_| true);
+        let body = match tokio::time::timeout(BODY_TIMEOUT, reading).await {
+            Ok(Ok(body)) => body,
+            Ok(Err(BodyError::TooLarge)) => return service_answer(pack_http::too_large()),
+            Ok(Err(_)) | Err(_) => return service_answer(pack_http::unreadable()),
         };
         let timeout_ms = headers::parse_timeout_ms(header(&parts.headers, headers::TIMEOUT_MS));
         let (body, opened) = self.complete(&upstream, body, timeout_ms).await;
@@ -451,7 +413,8 @@ mod tests {
     use super::*;
 
     async fn front_without_a_pack() -> (String, tokio::sync::oneshot::Sender<()>) {
-        let front = Arc::new(Front::new("front-token".to_owned(), None));
+        let token = Token::new("front-token").expect("a usable token");
+        let front = Arc::new(Front::new(token, None));
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -185,7 +185,8 @@ pub(crate) async fn run(
             )
         })?;
     let url = front_url(listener.local_addr()?);
-    let front = Arc::new(Front::new(options.token.clone(), Some(runtime)));
+    let token = kindgi::Token::new(options.token.clone()).context("The front's token")?;
+    let front = Arc::new(Front::new(token, Some(runtime)));
     let front_task =
         tokio::spawn(Arc::clone(&front).serve(listener, stopped_future(stopped.clone())));
     eprintln!(

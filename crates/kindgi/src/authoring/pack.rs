@@ -83,6 +83,13 @@ impl Pack {
     /// `index --pack-dir D [--output P] [--artifact-version V]
     /// [--published-at T] [--json]` or `serve [--index P] [--module-root D]
     /// [--host H]`.
+    ///
+    /// `serve` reads its [`ServiceConfig`](crate::ServiceConfig) from its
+    /// arguments and the `KINDGI_PACK_*` variables, listens on `--host` and
+    /// `PORT`, and serves as [`crate::serve`] does until SIGTERM — after the
+    /// changes to the whole process that only `main` may make: the token and
+    /// undeclared variables removed from the environment, the open-files
+    /// limit raised, a panic hook, its own async runtime.
     pub fn run(self) -> ExitCode {
         let args: Vec<String> = std::env::args().skip(1).collect();
         match args.first().map(String::as_str) {

@@ -1,13 +1,18 @@
-//! The service's configuration: its arguments and environment, with every
-//! problem listed at once (`config-invalid`).
+//! The service's configuration: [`ServiceConfig`], built by hand for
+//! [`crate::serve`] or, by `<pack> serve`, from its arguments and
+//! environment with every problem listed at once (`config-invalid`).
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use kindgi_protocol::headers::is_header_token;
 
+use super::token::Token;
+
 /// How strictly the index's required env is enforced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum EnvCheck {
+#[non_exhaustive]
+pub enum EnvCheck {
     /// Not ready (503 `missing env`) while a required name is missing.
     Strict,
     /// Ready anyway; the names are only reported.
@@ -15,6 +20,7 @@ pub(crate) enum EnvCheck {
 }
 
 impl EnvCheck {
+    /// The name `KINDGI_PACK_ENV_CHECK` and the `missing-env` record use.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
             Self::Strict => "strict",
@@ -23,24 +29,140 @@ impl EnvCheck {
     }
 }
 
-/// Everything `serve` reads from its command line and environment.
+/// What the pack service serves and how: the index, the token, the limits.
+///
+/// `<pack> serve` builds it from `--index`, `--module-root` and the
+/// `KINDGI_PACK_*` variables; [`crate::serve`] takes one built by hand:
+///
+/// ```
+/// use std::num::NonZeroUsize;
+///
+/// let token = kindgi::Token::new("4f1c0d9e2b7a").expect("a usable token");
+/// let config = kindgi::ServiceConfig::new("/app/index.json", token)
+///     .max_concurrency(NonZeroUsize::new(8).expect("not zero"))
+///     .env_check(kindgi::EnvCheck::Warn);
+/// # let _ = config;
+/// ```
+///
+/// A service built this way leaves the process environment alone: only
+/// `<pack> serve` drops the variables the pack doesn't declare
+/// (`KINDGI_PACK_ENV_FILTER`), which is sound only before any thread runs.
 #[derive(Debug, Clone)]
-pub(crate) struct ServiceConfig {
+#[must_use = "a configuration does nothing until it is served"]
+pub struct ServiceConfig {
     pub(crate) index: PathBuf,
     /// Where the index's `modulePath`s are resolved. A Rust pack's code is
     /// compiled into the binary, so it is only checked to be well-formed.
     #[allow(dead_code)]
     pub(crate) module_root: PathBuf,
-    pub(crate) host: Option<String>,
-    pub(crate) token: String,
-    pub(crate) port: u16,
+    pub(crate) token: Token,
     pub(crate) max_concurrency: usize,
     /// `KINDGI_PACK_SERVICE_BODY_MEMORY_MIB`, in bytes: the memory budget
     /// of request bodies and their parsed documents.
     pub(crate) body_memory: usize,
     pub(crate) env_check: EnvCheck,
-    pub(crate) env_filter: bool,
     pub(crate) tenant_id: Option<String>,
+    /// Whether boot drops the variables the index doesn't declare from the
+    /// process environment. Only [`parse_config`] sets it, for `<pack>
+    /// serve`, which boots before any thread starts: removing a variable
+    /// while another thread may read the environment is unsound.
+    pub(crate) env_filter: bool,
+}
+
+impl ServiceConfig {
+    /// Serves the pack index at `index` (written by `<pack> index`),
+    /// checking `token` on every `/v1/*` request. The rest as `<pack>
+    /// serve` defaults it: modules resolved from the index's folder, 32
+    /// calls at once, a 256 MiB budget for request bodies, `strict` env
+    /// check, no tenant pinned.
+    pub fn new(index: impl Into<PathBuf>, token: Token) -> Self {
+        let index = index.into();
+        Self {
+            module_root: folder_of(&index),
+            index,
+            token,
+            max_concurrency: DEFAULT_MAX_CONCURRENCY,
+            body_memory: super::budget::DEFAULT_BUDGET_MIB << 20,
+            env_check: EnvCheck::Strict,
+            tenant_id: None,
+            env_filter: false,
+        }
+    }
+
+    /// Where the index's `modulePath`s are resolved (`--module-root`).
+    pub fn module_root(mut self, folder: impl Into<PathBuf>) -> Self {
+        self.module_root = folder.into();
+        self
+    }
+
+    /// The most calls run at once; past it an invoke is answered 503
+    /// `overloaded` (`KINDGI_PACK_SERVICE_MAX_CONCURRENCY`).
+    pub fn max_concurrency(mut self, calls: NonZeroUsize) -> Self {
+        self.max_concurrency = calls.get();
+        self
+    }
+
+    /// The memory budget, in MiB, of request bodies being received and the
+    /// documents parsed from them; a call past it is answered 503
+    /// `overloaded` (`KINDGI_PACK_SERVICE_BODY_MEMORY_MIB`).
+    pub fn body_memory_mib(mut self, mib: NonZeroUsize) -> Self {
+        self.body_memory = mib.get().saturating_mul(1 << 20);
+        self
+    }
+
+    /// How strictly the index's `env.required` is enforced
+    /// (`KINDGI_PACK_ENV_CHECK`).
+    pub fn env_check(mut self, check: EnvCheck) -> Self {
+        self.env_check = check;
+        self
+    }
+
+    /// Serves only `tenant` (`KINDGI_PACK_TENANT_ID`): a request for
+    /// another is answered 421 `pack-tenant-mismatch`.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidTenantId`] if `tenant` is empty or holds a byte outside
+    /// printable ASCII (it travels in an HTTP header).
+    pub fn tenant_id(mut self, tenant: impl Into<String>) -> Result<Self, InvalidTenantId> {
+        let tenant = tenant.into();
+        if !is_header_token(&tenant) {
+            return Err(InvalidTenantId);
+        }
+        self.tenant_id = Some(tenant);
+        Ok(self)
+    }
+}
+
+/// Why [`ServiceConfig::tenant_id`] refused a tenant id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InvalidTenantId;
+
+impl std::fmt::Display for InvalidTenantId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a tenant id is one or more bytes of printable ASCII without spaces")
+    }
+}
+
+impl std::error::Error for InvalidTenantId {}
+
+/// Calls at once unless configured otherwise.
+const DEFAULT_MAX_CONCURRENCY: usize = 32;
+
+/// The folder of `index`, where modules are resolved by default.
+fn folder_of(index: &std::path::Path) -> PathBuf {
+    index
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Where `<pack> serve` listens: `--host` (all interfaces when `None`) and
+/// `PORT`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ListenOn {
+    pub(crate) host: Option<String>,
+    pub(crate) port: u16,
 }
 
 /// The environment variables `serve` reads, by name.
@@ -57,7 +179,7 @@ impl EnvSource for ProcessEnv {
     }
 }
 
-/// Parses `serve`'s arguments and environment.
+/// Parses `serve`'s arguments and environment: what to serve, and where.
 ///
 /// # Errors
 ///
@@ -65,7 +187,7 @@ impl EnvSource for ProcessEnv {
 pub(crate) fn parse_config(
     args: &[String],
     env: &impl EnvSource,
-) -> Result<ServiceConfig, Vec<String>> {
+) -> Result<(ServiceConfig, ListenOn), Vec<String>> {
     let mut problems = Vec::new();
     let (mut index, mut module_root, mut host) = (None, None, None);
     let mut iter = args.iter();
@@ -93,22 +215,21 @@ pub(crate) fn parse_config(
                 .map(PathBuf::from)
         })
         .unwrap_or_else(|| PathBuf::from("/app/index.json"));
-    let module_root = module_root.unwrap_or_else(|| {
-        index
-            .parent()
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("."))
-    });
+    let module_root = module_root.unwrap_or_else(|| folder_of(&index));
 
     let token = env
         .get("KINDGI_PACK_SERVICE_TOKEN")
         .map(|t| t.trim().to_owned())
         .unwrap_or_default();
-    if token.is_empty() {
+    let token = if token.is_empty() {
         problems.push("KINDGI_PACK_SERVICE_TOKEN is required".to_owned());
-    } else if !is_header_token(&token) {
+        None
+    } else if let Ok(token) = Token::new(token) {
+        Some(token)
+    } else {
         problems.push("KINDGI_PACK_SERVICE_TOKEN may hold only printable ASCII without spaces (it travels in an HTTP header). Use a random value such as `openssl rand -hex 32`.".to_owned());
-    }
+        None
+    };
 
     let port = match env.get("PORT") {
         None => 8080,
@@ -122,7 +243,7 @@ pub(crate) fn parse_config(
     };
 
     let max_concurrency = match env.get("KINDGI_PACK_SERVICE_MAX_CONCURRENCY") {
-        None => 32,
+        None => DEFAULT_MAX_CONCURRENCY,
         Some(raw) => match raw.trim().parse::<usize>() {
             Ok(n) if n > 0 && raw.trim().bytes().all(|b| b.is_ascii_digit()) => n,
             _ => {
@@ -184,21 +305,21 @@ pub(crate) fn parse_config(
         }
     };
 
-    if problems.is_empty() {
-        Ok(ServiceConfig {
-            index,
-            module_root,
-            host,
-            token,
-            port,
-            max_concurrency,
-            body_memory,
-            env_check,
-            env_filter,
-            tenant_id,
-        })
-    } else {
-        Err(problems)
+    match token {
+        Some(token) if problems.is_empty() => Ok((
+            ServiceConfig {
+                index,
+                module_root,
+                token,
+                max_concurrency,
+                body_memory,
+                env_check,
+                tenant_id,
+                env_filter,
+            },
+            ListenOn { host, port },
+        )),
+        _ => Err(problems),
     }
 }
 
@@ -217,9 +338,9 @@ mod tests {
     #[test]
     fn defaults() {
         let env = Env(HashMap::from([("KINDGI_PACK_SERVICE_TOKEN", " tok\n")]));
-        let config = parse_config(&[], &env).expect("valid");
-        assert_eq!(config.token, "tok");
-        assert_eq!(config.port, 8080);
+        let (config, listen) = parse_config(&[], &env).expect("valid");
+        assert_eq!(config.token.expose(), "tok");
+        assert_eq!(listen.port, 8080);
         assert_eq!(config.max_concurrency, 32);
         assert_eq!(config.body_memory, 256 << 20);
         assert_eq!(config.index, PathBuf::from("/app/index.json"));
@@ -227,6 +348,7 @@ mod tests {
         assert_eq!(config.env_check, EnvCheck::Strict);
         assert!(config.env_filter);
         assert_eq!(config.tenant_id, None);
+        assert_eq!(listen.host, None);
     }
 
     #[test]

@@ -1,18 +1,16 @@
-//! Running one call: resolve the tool or check, validate, run the handler
-//! under its deadline and cancellation, validate what it produced.
+//! Running one tool call: resolve the tool, validate its input, run the
+//! handler under its deadline and cancellation, validate what it produced.
+//! (A check call is [`super::check`].)
 
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
-use kindgi_protocol::{
-    CheckInvoke, ErrorCode, ErrorResponse, Issue, Response, ToolInvoke, ToolPause,
-};
+use kindgi_protocol::{ErrorCode, ErrorResponse, Issue, Response, ToolInvoke, ToolPause};
 use serde_json::Value;
 
-use super::state::{ServiceState, ToolRuntime};
-use crate::authoring::check::CheckOutcome;
+use super::state::{Invoker, ToolRuntime};
 use crate::authoring::tool::{Handler, Outcome, ReplyValue};
 use crate::error::{cause_of_dyn, cause_of_panic};
 use crate::files::{Files, FilesNotAvailable};
@@ -20,9 +18,9 @@ use crate::log::{CallFacts, Ids, Level, Record};
 use crate::log_events::{CallLog, in_blocking_call, in_call};
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 
-/// What an invoke answers: a message (200), a tenant refusal (421), or
-/// 503 `overloaded` for a blocking handler with no slot free (it did not
-/// run).
+/// What an invoke answers: a message (200), a tenant refusal (421: the
+/// message's `ctx.tenantId` is not the pinned tenant), or 503 `overloaded`
+/// for a blocking handler with no slot free (it did not run).
 #[derive(Debug)]
 pub(crate) enum Answer {
     Message(Response),
@@ -79,10 +77,23 @@ pub(crate) struct CallMeta {
     pub(crate) blocking_slot: BlockingSlot,
 }
 
+impl CallMeta {
+    /// The ids the transport gave the call: its trace (`traceparent`) and
+    /// its `kindgi-request-id`.
+    pub(super) fn header_ids(&self) -> Ids {
+        Ids {
+            trace_id: self.trace.as_ref().map(|t| t.0.clone()),
+            span_id: self.trace.as_ref().map(|t| t.1.clone()),
+            request_id: self.header_request_id.clone(),
+            ..Ids::default()
+        }
+    }
+}
+
 /// Logs the call's `call` record when it ends — also when the caller goes
 /// away and the call's future is dropped, which makes it `cancelled`.
-struct CallRecord<'a> {
-    state: &'a ServiceState,
+pub(super) struct CallRecord<'a> {
+    state: &'a Invoker,
     target: &'static str,
     id: String,
     ids: Ids,
@@ -92,8 +103,34 @@ struct CallRecord<'a> {
     ended_at: Arc<OnceLock<Instant>>,
 }
 
+impl<'a> CallRecord<'a> {
+    /// The record of the call of `target` (`tool`, `check`) `id`, started
+    /// at `started`, with `ids`; if it is dropped unanswered, it marks the
+    /// call ended and cancels it (`disconnected`).
+    pub(super) fn new(
+        state: &'a Invoker,
+        (target, id): (&'static str, String),
+        ids: Ids,
+        started: Instant,
+        cancellation: Cancellation,
+        ended_at: Arc<OnceLock<Instant>>,
+    ) -> Self {
+        Self {
+            state,
+            target,
+            id,
+            ids,
+            started,
+            outcome: None,
+            cancellation,
+            ended_at,
+        }
+    }
+}
+
 impl CallRecord<'_> {
-    fn finish(&mut self, response: &Response) {
+    /// The call answered `response`: its outcome.
+    pub(super) fn finish(&mut self, response: &Response) {
         self.outcome = Some(
             response
                 .error_code()
@@ -129,12 +166,7 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 }
 
 /// Runs a tool call.
-pub(crate) async fn run_tool(state: &ServiceState, invoke: ToolInvoke, meta: CallMeta) -> Answer {
-    if let Some(pinned) = &state.tenant_id
-        && &invoke.ctx.tenant_id != pinned
-    {
-        return Answer::TenantMismatch;
-    }
+pub(crate) async fn run_tool(state: &Invoker, invoke: ToolInvoke, meta: CallMeta) -> Answer {
     if let Some(tool) = state.tools.get(&invoke.tool.id)
         && matches!(tool.handler, Handler::Blocking(_))
     {
@@ -151,36 +183,34 @@ pub(crate) async fn run_tool(state: &ServiceState, invoke: ToolInvoke, meta: Cal
     let id = invoke.tool.id.clone();
     let cancellation = Cancellation::new();
     let ended_at = Arc::new(OnceLock::new());
-    let mut record = CallRecord {
-        state,
-        target: "tool",
-        id: id.clone(),
-        ids: Ids {
-            trace_id: meta.trace.as_ref().map(|t| t.0.clone()),
-            span_id: meta.trace.as_ref().map(|t| t.1.clone()),
-            request_id: invoke
-                .ctx
-                .request_id
-                .clone()
-                .or_else(|| meta.header_request_id.clone()),
-            tenant_id: Some(invoke.ctx.tenant_id.clone()),
-            project_id: invoke.ctx.project_id.clone(),
-            org_id: invoke.ctx.org_id.clone(),
-            run_id: Some(invoke.ctx.run_id.clone()),
-            tool_id: Some(id.clone()),
-        },
-        started: meta.started,
-        outcome: None,
-        cancellation: cancellation.clone(),
-        ended_at: Arc::clone(&ended_at),
+    let ids = Ids {
+        request_id: invoke
+            .ctx
+            .request_id
+            .clone()
+            .or_else(|| meta.header_request_id.clone()),
+        tenant_id: Some(invoke.ctx.tenant_id.clone()),
+        project_id: invoke.ctx.project_id.clone(),
+        org_id: invoke.ctx.org_id.clone(),
+        run_id: Some(invoke.ctx.run_id.clone()),
+        tool_id: Some(id.clone()),
+        ..meta.header_ids()
     };
+    let mut record = CallRecord::new(
+        state,
+        ("tool", id),
+        ids,
+        meta.started,
+        cancellation.clone(),
+        Arc::clone(&ended_at),
+    );
     let response = tool_response(state, invoke, &meta, cancellation, ended_at).await;
     record.finish(&response);
     Answer::Message(response)
 }
 
 pub(crate) async fn tool_response(
-    state: &ServiceState,
+    state: &Invoker,
     invoke: ToolInvoke,
     meta: &CallMeta,
     cancellation: Cancellation,
@@ -268,7 +298,7 @@ pub(crate) async fn tool_response(
 }
 
 /// An issue from serde rather than a schema keyword.
-fn plain_issue(message: String) -> Issue {
+pub(super) fn plain_issue(message: String) -> Issue {
     Issue {
         instance_path: String::new(),
         schema_path: None,
@@ -342,7 +372,7 @@ fn failure_response(id: &str, error: &ToolError) -> Response {
 }
 
 fn context_for(
-    state: &ServiceState,
+    state: &Invoker,
     tool: &ToolRuntime,
     mut call: kindgi_protocol::CallContext,
     meta: &CallMeta,
@@ -382,7 +412,7 @@ fn context_for(
 /// a blocking one is told through its cancellation and, if it finishes
 /// later, logged `handler-finished-late`.
 async fn run_handler(
-    state: &ServiceState,
+    state: &Invoker,
     tool: &ToolRuntime,
     input: Value,
     ctx: ToolContext,
@@ -487,106 +517,10 @@ fn panicked(payload: &(dyn std::any::Any + Send)) -> Outcome {
     Outcome::Failed(panic_error(payload))
 }
 
-fn panic_error(payload: &(dyn std::any::Any + Send)) -> ToolError {
+/// A panic's payload as the error a handler threw.
+pub(super) fn panic_error(payload: &(dyn std::any::Any + Send)) -> ToolError {
     let cause = cause_of_panic(payload);
     ToolError::new(cause.name, cause.message)
-}
-
-/// Runs a check call.
-pub(crate) fn run_check(state: &ServiceState, invoke: CheckInvoke, meta: &CallMeta) -> Answer {
-    let id = invoke.check.id.clone();
-    let mut record = CallRecord {
-        state,
-        target: "check",
-        id: id.clone(),
-        ids: Ids {
-            trace_id: meta.trace.as_ref().map(|t| t.0.clone()),
-            span_id: meta.trace.as_ref().map(|t| t.1.clone()),
-            request_id: meta.header_request_id.clone(),
-            ..Ids::default()
-        },
-        started: meta.started,
-        outcome: None,
-        cancellation: Cancellation::new(),
-        ended_at: Arc::new(OnceLock::new()),
-    };
-    // A check's `evaluate` is the pack's own synchronous code: over a large
-    // trace it runs off the worker too.
-    let response = off_worker(meta.large, || check_response(state, invoke));
-    record.finish(&response);
-    Answer::Message(response)
-}
-
-fn check_error(code: ErrorCode, id: &str, message: String) -> ErrorResponse {
-    ErrorResponse::new(code, message).for_check(id)
-}
-
-pub(crate) fn check_response(state: &ServiceState, invoke: CheckInvoke) -> Response {
-    let id = invoke.check.id.as_str();
-    let Some(check) = state.checks.get(id) else {
-        return check_error(
-            ErrorCode::CheckNotInPack,
-            id,
-            format!("This pack has no check \"{id}\""),
-        )
-        .into();
-    };
-    let config = Value::Object(invoke.config);
-    if let Some(validator) = &check.config
-        && let Err(issues) = validator.validate(&config)
-    {
-        let first = issues.first();
-        let at = first
-            .map(|i| i.instance_path.as_str())
-            .filter(|p| !p.is_empty())
-            .map(|p| format!(" at {p}"))
-            .unwrap_or_default();
-        let message = first.map(|i| i.message.as_str()).unwrap_or("invalid");
-        return check_error(
-            ErrorCode::InputValidationFailed,
-            id,
-            format!("Check \"{id}\" config failed validation{at}: {message}"),
-        )
-        .with_issues(issues)
-        .into();
-    }
-    let Value::Object(config) = config else {
-        return check_error(
-            ErrorCode::MalformedMessage,
-            id,
-            "`config` must be an object".to_owned(),
-        )
-        .into();
-    };
-    let evaluate = &check.evaluate;
-    let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| evaluate(config, invoke.trace)))
-        .unwrap_or_else(|payload| CheckOutcome::Failed(panic_error(&*payload)));
-    match outcome {
-        CheckOutcome::Result(result) => Response::check_result(result),
-        CheckOutcome::BadConfig(message) => check_error(
-            ErrorCode::InputValidationFailed,
-            id,
-            format!("Check \"{id}\" config failed validation: {message}"),
-        )
-        .with_issues(vec![plain_issue(message)])
-        .into(),
-        CheckOutcome::Failed(error) => {
-            let cause = error
-                .cause()
-                .cloned()
-                .unwrap_or_else(|| cause_of_dyn("Error", &std::fmt::Error));
-            check_error(
-                ErrorCode::HandlerThrow,
-                id,
-                format!(
-                    "Check \"{id}\" evaluate() threw: {}: {}",
-                    cause.name, cause.message
-                ),
-            )
-            .with_cause(cause)
-            .into()
-        }
-    }
 }
 
 /// The deadline of a call whose body was just parsed.

@@ -7,12 +7,11 @@ use super::connections::MAX_CONNECTIONS;
 /// connections.
 const KEPT_BACK: u64 = 64;
 
-/// Raises the soft open-files limit to the hard one (at most 2^20, Linux's
-/// usual ceiling), as a server that holds thousands of connections needs;
-/// the soft limit in force after, or `None` where it can't be read.
+/// The open-files limit in force (soft and hard), or `None` where it
+/// can't be read.
 #[cfg(unix)]
 #[allow(unsafe_code)]
-pub(crate) fn raise_open_files() -> Option<u64> {
+fn limit() -> Option<libc::rlimit> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -21,6 +20,24 @@ pub(crate) fn raise_open_files() -> Option<u64> {
     if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
         return None;
     }
+    Some(limit)
+}
+
+/// The soft open-files limit, as it is: what [`crate::serve`] fits its
+/// connections in when it runs in a process it doesn't own.
+#[cfg(unix)]
+pub(crate) fn open_files() -> Option<u64> {
+    limit().map(|limit| limit.rlim_cur)
+}
+
+/// Raises the soft open-files limit to the hard one (at most 2^20, Linux's
+/// usual ceiling), as a server that holds thousands of connections needs;
+/// the soft limit in force after, or `None` where it can't be read. A
+/// change to the whole process: `<pack> serve` makes it, at boot.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+pub(crate) fn raise_open_files() -> Option<u64> {
+    let mut limit = limit()?;
     let want = limit.rlim_max.min(1 << 20);
     if limit.rlim_cur < want {
         let raised = libc::rlimit {
@@ -35,6 +52,12 @@ pub(crate) fn raise_open_files() -> Option<u64> {
         }
     }
     Some(limit.rlim_cur)
+}
+
+/// Elsewhere the limit is not known.
+#[cfg(not(unix))]
+pub(crate) fn open_files() -> Option<u64> {
+    None
 }
 
 /// Elsewhere the limit is left as it is, and not known.

@@ -1,16 +1,20 @@
-//! What the service knows once booted: the index, compiled validators,
-//! handlers, and the counters of its calls.
+//! What the service knows once booted, in two parts: the [`Invoker`], which
+//! runs calls (all that [`crate::testing`] needs, in memory), and the
+//! [`ServiceState`] around it, which the HTTP surface serves — its
+//! admission and drain. Each is built whole from what boot read and the
+//! configuration: nothing is patched in afterwards.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
-use kindgi_protocol::{Info, InfoTool, PackIndex, ProtocolV2, ToolEntry};
+use kindgi_protocol::{PackIndex, ToolEntry};
 use kindgi_validate::Validator;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::Semaphore;
+use tokio_util::sync::CancellationToken;
 
-use super::config::EnvCheck;
+use super::admission::Admission;
+use super::drain::Drain;
 use crate::authoring::check::Evaluate;
 use crate::authoring::tool::Handler;
 use crate::log::Logger;
@@ -29,76 +33,44 @@ pub(crate) struct CheckRuntime {
     pub(crate) evaluate: Evaluate,
 }
 
-/// The booted service.
-pub(crate) struct ServiceState {
+/// What runs calls: the index, its tools and checks readied, and what a
+/// running call uses. It knows nothing of tokens or HTTP: whoever holds one
+/// has already decided the call may run.
+pub(crate) struct Invoker {
     pub(crate) index: PackIndex,
     pub(crate) tools: HashMap<String, ToolRuntime>,
     pub(crate) checks: HashMap<String, CheckRuntime>,
-    pub(crate) token: String,
-    pub(crate) tenant_id: Option<String>,
-    pub(crate) env_check: EnvCheck,
-    pub(crate) missing_env: Vec<String>,
-    pub(crate) capacity: Arc<Semaphore>,
-    /// The memory budget of request bodies and their parsed documents.
-    pub(crate) budget: Arc<super::budget::MemoryBudget>,
+    pub(crate) logger: Arc<Logger>,
     /// Slots of blocking handlers running, their calls ended or not
     /// ([`super::invoke::MAX_BLOCKING_HANDLERS`]).
     pub(crate) blocking: Arc<Semaphore>,
-    pub(crate) draining: AtomicBool,
-    /// Fired when the drain window closes: the calls still running are
-    /// answered `cancelled` (reason `shutdown`), bodies still arriving 503
-    /// `draining`.
-    pub(crate) window_closed: tokio_util::sync::CancellationToken,
-    pub(crate) in_flight: Arc<InFlight>,
-    pub(crate) logger: Arc<Logger>,
-    /// The tool-files client, built on first use: see [`ServiceState::http`].
-    pub(crate) http: OnceLock<reqwest::Client>,
-    pub(crate) info_body: Bytes,
-    /// `Kindgi-Artifact-Version` of every answer, made once (`None` if the
-    /// version can't be a header value).
-    pub(crate) artifact_version_header: Option<http::HeaderValue>,
+    /// Fired when the service's drain window closes: running calls end
+    /// `cancelled` (reason `shutdown`). Never fired in memory.
+    pub(crate) window_closed: CancellationToken,
+    /// The tool-files client, built on first use: see [`Invoker::http`].
+    http: OnceLock<reqwest::Client>,
 }
 
-impl ServiceState {
-    /// A state serving `tools` and `checks` of `index`, answering `/info`
-    /// with `info_body`: no token, no tenant pinned, nothing missing from
-    /// the environment, no limit on concurrent calls. Booting sets those
-    /// from the configuration.
+impl Invoker {
+    /// Runs `tools` and `checks` of `index`, logging to `logger`, with at
+    /// most `blocking_slots` blocking handlers running at once, ending
+    /// running calls when `window_closed` fires.
     pub(crate) fn new(
         index: PackIndex,
-        tools: HashMap<String, ToolRuntime>,
-        checks: HashMap<String, CheckRuntime>,
-        info_body: Bytes,
+        (tools, checks): Loaded,
         logger: Arc<Logger>,
+        blocking_slots: usize,
+        window_closed: CancellationToken,
     ) -> Self {
-        ServiceState {
-            artifact_version_header: http::HeaderValue::from_str(&index.artifact_version).ok(),
+        Self {
             index,
             tools,
             checks,
-            token: String::new(),
-            tenant_id: None,
-            env_check: EnvCheck::Warn,
-            missing_env: Vec::new(),
-            capacity: Arc::new(Semaphore::new(Semaphore::MAX_PERMITS)),
-            budget: super::budget::MemoryBudget::new(usize::MAX),
-            blocking: Arc::new(Semaphore::new(super::invoke::MAX_BLOCKING_HANDLERS)),
-            draining: AtomicBool::new(false),
-            window_closed: tokio_util::sync::CancellationToken::new(),
-            in_flight: Arc::new(InFlight::default()),
             logger,
+            blocking: Arc::new(Semaphore::new(blocking_slots)),
+            window_closed,
             http: OnceLock::new(),
-            info_body,
         }
-    }
-
-    /// Whether invokes are refused for missing env.
-    pub(crate) fn blocked_by_env(&self) -> bool {
-        self.env_check == EnvCheck::Strict && !self.missing_env.is_empty()
-    }
-
-    pub(crate) fn is_draining(&self) -> bool {
-        self.draining.load(Ordering::SeqCst)
     }
 
     /// The HTTP client of the tool-files API (protocol 2.10), built on the
@@ -111,65 +83,38 @@ impl ServiceState {
     }
 }
 
-/// The `/v1/info` body.
-pub(crate) fn info_body(index: &PackIndex, missing_env: &[String], index_hash: &str) -> Bytes {
-    let info = Info {
-        protocol: ProtocolV2,
-        pack_id: index.pack_id.clone(),
-        pack_version: index.pack_version.clone(),
-        artifact_version: index.artifact_version.clone(),
-        tools: index
-            .tools
-            .iter()
-            .map(|t| InfoTool {
-                id: t.id.clone(),
-                version: t.version.clone(),
-            })
-            .collect(),
-        checks: index
-            .guardrails
-            .iter()
-            .map(|g| g.effective_check_id().to_owned())
-            .collect(),
-        missing_env: missing_env.to_vec(),
-        index_hash: Some(index_hash.to_owned()),
-    };
-    Bytes::from(serde_json::to_vec(&info).unwrap_or_default())
+/// The tools and checks of an index, readied: see [`super::boot`].
+pub(crate) type Loaded = (HashMap<String, ToolRuntime>, HashMap<String, CheckRuntime>);
+
+/// The booted service: the invoker, and who may call it, when.
+pub(crate) struct ServiceState {
+    pub(crate) invoker: Invoker,
+    pub(crate) admission: Admission,
+    pub(crate) drain: Drain,
+    /// The `/v1/info` body, made once.
+    pub(crate) info_body: Bytes,
+    /// `Kindgi-Artifact-Version` of every answer, made once (`None` if the
+    /// version can't be a header value).
+    pub(crate) artifact_version_header: Option<http::HeaderValue>,
 }
 
-/// Counts the calls in flight; the drain waits for zero.
-#[derive(Debug, Default)]
-pub(crate) struct InFlight {
-    count: AtomicUsize,
-    idle: Notify,
-}
-
-impl InFlight {
-    /// Counts a call until the guard drops.
-    pub(crate) fn enter(self: &Arc<Self>) -> InFlightGuard {
-        self.count.fetch_add(1, Ordering::SeqCst);
-        InFlightGuard(Arc::clone(self))
-    }
-
-    /// Waits until no call is in flight.
-    pub(crate) async fn wait_idle(&self) {
-        loop {
-            let notified = self.idle.notified();
-            if self.count.load(Ordering::SeqCst) == 0 {
-                return;
-            }
-            notified.await;
-        }
-    }
-}
-
-/// One call in flight.
-pub(crate) struct InFlightGuard(Arc<InFlight>);
-
-impl Drop for InFlightGuard {
-    fn drop(&mut self) {
-        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
-            self.0.idle.notify_waiters();
+impl ServiceState {
+    /// The service of `invoker`, admitting calls by `admission` and
+    /// stopping by `drain` (whose window-closed token `invoker` holds),
+    /// answering `/v1/info` with `info_body`.
+    pub(crate) fn new(
+        invoker: Invoker,
+        admission: Admission,
+        drain: Drain,
+        info_body: Bytes,
+    ) -> Self {
+        Self {
+            artifact_version_header: http::HeaderValue::from_str(&invoker.index.artifact_version)
+                .ok(),
+            invoker,
+            admission,
+            drain,
+            info_body,
         }
     }
 }

@@ -1,0 +1,384 @@
+//! How a record is written: one JSON object a line (built straight into
+//! one buffer, escaped exactly as serde_json escapes, plus the characters
+//! a log viewer may take for a line's end), or a readable line for a
+//! terminal. This is the one place that formats records.
+
+use std::io::Write;
+
+use time::OffsetDateTime;
+use time::macros::format_description;
+
+use super::record::{CallFacts, Ids, Level, Record};
+
+impl Record {
+    /// The record as a JSON line.
+    pub(super) fn json_line(&self, time: &str) -> Vec<u8> {
+        // Written straight into one buffer: no `Value` or `String` per
+        // key and value.
+        let mut out = Vec::with_capacity(320);
+        line_head(&mut out, time, self.level);
+        key(&mut out, "message");
+        json_str(&mut out, &self.message);
+        if let Some(ids) = &self.ids {
+            ids_fields(&mut out, ids);
+        }
+        for (name, value) in &self.fields {
+            out.push(b',');
+            json_str(&mut out, name);
+            out.push(b':');
+            json_value(&mut out, value);
+        }
+        line_end(out)
+    }
+
+    /// The readable line: every control character of the message, the ids
+    /// and the fields escaped, so that what a caller sent (a tool id, a run
+    /// id) can neither end the line nor reach the terminal as a command.
+    pub(super) fn pretty_line(&self, time: &str) -> String {
+        let mut out = format!("{time} {:<5} ", self.level.name().to_uppercase());
+        pretty_text(&mut out, &self.message);
+        if let Some(ids) = &self.ids {
+            for (key, value) in ids.pairs() {
+                if let Some(value) = value {
+                    out.push(' ');
+                    out.push_str(key);
+                    out.push('=');
+                    pretty_text(&mut out, value);
+                }
+            }
+        }
+        for (key, value) in &self.fields {
+            if key != "event" && key != "kind" {
+                out.push(' ');
+                pretty_text(&mut out, key);
+                out.push('=');
+                // JSON text, with the escapes of the JSON format: ASCII
+                // wherever a character is escaped.
+                let mut json = Vec::new();
+                json_value(&mut json, value);
+                out.push_str(&String::from_utf8_lossy(&json));
+            }
+        }
+        out.push('\n');
+        out
+    }
+}
+
+/// Whether `c` is written as an escape in every format: a control
+/// character (C0, DEL, C1), or a line or paragraph separator, which log
+/// viewers may take for the end of a line.
+fn is_escaped(c: char) -> bool {
+    c.is_control() || c == '\u{2028}' || c == '\u{2029}'
+}
+
+/// Writes `text` for the readable format: `\n`, `\r`, `\t`, and every other
+/// escaped character as `\u{…}`.
+fn pretty_text(out: &mut String, text: &str) {
+    use std::fmt::Write as _;
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if is_escaped(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// serde_json's compact output, but with the characters JSON allows raw
+/// that [`is_escaped`] names (DEL, C1, U+2028, U+2029) written as `\u`
+/// escapes too: serde_json already escapes `"`, `\\` and C0.
+struct Escaping;
+
+impl serde_json::ser::Formatter for Escaping {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut start = 0;
+        for (at, c) in fragment.char_indices() {
+            if is_escaped(c) {
+                writer.write_all(&fragment.as_bytes()[start..at])?;
+                write!(writer, "\\u{:04x}", u32::from(c))?;
+                start = at + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
+}
+
+/// Writes `value` as JSON, every character of [`is_escaped`] escaped.
+fn json_value(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
+    let mut serializer = serde_json::Serializer::with_formatter(out, Escaping);
+    let _ = value.serialize(&mut serializer);
+}
+
+/// Calls `write` with the current time as the records write it, e.g.
+/// `2026-01-01T00:00:00.000Z`.
+///
+/// Formatted once a millisecond per thread: under load many records share
+/// a millisecond.
+pub(super) fn with_now<R>(write: impl FnOnce(&str) -> R) -> R {
+    use std::cell::RefCell;
+    thread_local! {
+        static LAST: RefCell<(i128, String)> = const { RefCell::new((i128::MIN, String::new())) };
+    }
+    let at = OffsetDateTime::now_utc();
+    let millis = at.unix_timestamp_nanos() / 1_000_000;
+    LAST.with(|last| {
+        let mut last = last.borrow_mut();
+        if last.0 != millis {
+            let format = format_description!(
+                "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+            );
+            let text = at
+                .format(&format)
+                .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned());
+            *last = (millis, text);
+        }
+        write(&last.1)
+    })
+}
+
+/// Writes `value` as a JSON string, escaped exactly as serde_json escapes.
+fn json_str(out: &mut Vec<u8>, value: &str) {
+    out.push(b'"');
+    json_str_contents(out, value);
+    out.push(b'"');
+}
+
+/// Writes `value` escaped as inside a JSON string (`"`, `\\` and every
+/// character of [`is_escaped`]), without the quotes; without serde_json when
+/// nothing needs escaping — the common case for ids and messages.
+fn json_str_contents(out: &mut Vec<u8>, value: &str) {
+    // A fold rather than `all`: no early exit, so the compiler checks many
+    // bytes at once. 0xC2 starts the C1 controls (and other characters),
+    // 0xE2 the separators (and others): those go the slow way to be sure.
+    let needs_escape = value.bytes().fold(false, |any, b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
+    });
+    if !needs_escape {
+        out.extend_from_slice(value.as_bytes());
+        return;
+    }
+    let mut quoted = Vec::with_capacity(value.len() + 8);
+    json_value(&mut quoted, value);
+    let contents = quoted.get(1..quoted.len().saturating_sub(1));
+    out.extend_from_slice(contents.unwrap_or_default());
+}
+
+/// Writes `,"name":`: every key comes after the line's head. Names are
+/// this crate's own field names, which need no escaping.
+fn key(out: &mut Vec<u8>, name: &'static str) {
+    debug_assert!(name.bytes().all(|b| b.is_ascii_alphanumeric()));
+    out.extend_from_slice(b",\"");
+    out.extend_from_slice(name.as_bytes());
+    out.extend_from_slice(b"\":");
+}
+
+/// Opens a line: `{"time":…,"level":…,"severity":…,"subsystem":"pack"`.
+fn line_head(out: &mut Vec<u8>, time: &str, level: Level) {
+    out.extend_from_slice(br#"{"time":"#);
+    json_str(out, time);
+    out.extend_from_slice(br#","level":""#);
+    out.extend_from_slice(level.name().as_bytes());
+    out.extend_from_slice(br#"","severity":""#);
+    out.extend_from_slice(level.severity().as_bytes());
+    out.extend_from_slice(br#"","subsystem":"pack""#);
+}
+
+/// Writes the ids that are set, in their order.
+fn ids_fields(out: &mut Vec<u8>, ids: &Ids) {
+    for (name, value) in ids.pairs() {
+        if let Some(value) = value {
+            key(out, name);
+            json_str(out, value);
+        }
+    }
+}
+
+/// Closes a line. (Everything in it is UTF-8: `&str`s and serde_json's
+/// output.)
+fn line_end(mut out: Vec<u8>) -> Vec<u8> {
+    out.extend_from_slice(b"}\n");
+    out
+}
+
+impl CallFacts<'_> {
+    /// The `call` record as a JSON line, written without building a
+    /// [`Record`]: every call logs one.
+    pub(super) fn json_line(&self, time: &str) -> Vec<u8> {
+        let mut out = Vec::with_capacity(384);
+        let ms = self.duration_ms.to_string();
+        line_head(&mut out, time, self.level());
+        // `"<target> <id> <outcome> <ms>ms"`: escaping the parts one by one
+        // is escaping the whole, as JSON escapes character by character.
+        out.extend_from_slice(br#","message":""#);
+        for part in [self.target, self.id, self.outcome] {
+            json_str_contents(&mut out, part);
+            out.push(b' ');
+        }
+        out.extend_from_slice(ms.as_bytes());
+        out.extend_from_slice(b"ms\"");
+        ids_fields(&mut out, &self.ids);
+        out.extend_from_slice(br#","event":"call","kind":"call","id":"#);
+        json_str(&mut out, self.id);
+        out.extend_from_slice(br#","target":"#);
+        json_str(&mut out, self.target);
+        out.extend_from_slice(br#","outcome":"#);
+        json_str(&mut out, self.outcome);
+        out.extend_from_slice(br#","durationMs":"#);
+        out.extend_from_slice(ms.as_bytes());
+        out.extend_from_slice(br#","packId":"#);
+        json_str(&mut out, self.pack_id);
+        out.extend_from_slice(br#","artifactVersion":"#);
+        json_str(&mut out, self.artifact_version);
+        line_end(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use super::*;
+
+    #[test]
+    fn json_field_order() {
+        let record = Record::lifecycle(Level::Info, "listening", "Listening on port 1")
+            .field("port", 1)
+            .ids(Ids {
+                run_id: Some("r".into()),
+                trace_id: Some("t".into()),
+                ..Ids::default()
+            });
+        assert_eq!(
+            String::from_utf8(record.json_line("2026-01-01T00:00:00.000Z")).expect("UTF-8"),
+            "{\"time\":\"2026-01-01T00:00:00.000Z\",\"level\":\"info\",\"severity\":\"INFO\",\"subsystem\":\"pack\",\"message\":\"Listening on port 1\",\"traceId\":\"t\",\"runId\":\"r\",\"event\":\"listening\",\"kind\":\"listening\",\"port\":1}\n"
+        );
+    }
+
+    #[test]
+    fn a_call_line_is_the_call_record() {
+        let ids = Ids {
+            trace_id: Some("0af7651916cd43dd8448eb211c80319c".into()),
+            span_id: Some("b7ad6b7169203331".into()),
+            tenant_id: Some("t\"1".into()),
+            run_id: Some("r\u{1}n".into()),
+            tool_id: Some("a.b".into()),
+            ..Ids::default()
+        };
+        for outcome in ["ok", "handler-throw"] {
+            let call = CallFacts {
+                target: "tool",
+                id: "we\\ird \"id\"\n",
+                outcome,
+                duration_ms: 12,
+                ids: ids.clone(),
+                pack_id: "p",
+                artifact_version: "2026.1\u{7f}é",
+            };
+            let fast = call.json_line("2026-01-01T00:00:00.000Z");
+            let slow = call.into_record().json_line("2026-01-01T00:00:00.000Z");
+            assert_eq!(fast, slow);
+            let parsed: Value = serde_json::from_slice(&fast).expect("a JSON line");
+            assert_eq!(
+                parsed["message"],
+                format!("tool we\\ird \"id\"\n {outcome} 12ms")
+            );
+        }
+    }
+
+    #[test]
+    fn json_strings_are_escaped_as_serde_json_does() {
+        for text in [
+            "plain",
+            "quote\"",
+            "back\\slash",
+            "nl\n",
+            "\u{0}\u{1f}",
+            "é😀€",
+            "",
+        ] {
+            let mut out = Vec::new();
+            json_str(&mut out, text);
+            assert_eq!(out, serde_json::to_vec(text).expect("a string"));
+        }
+    }
+
+    /// Text a caller chose (a tool id, a run id) with a forged line and
+    /// terminal commands in it.
+    const FORGED: &str =
+        "x\r\n2026-01-01T00:00:00.000Z INFO  forged\u{1b}[2J\u{7}\u{7f}\u{9b}31m\u{2028}\u{2029}\t";
+
+    fn no_raw_control(line: &str) {
+        let body = line.strip_suffix('\n').expect("one line");
+        assert!(
+            !body
+                .chars()
+                .any(|c| c.is_control() || c == '\u{2028}' || c == '\u{2029}'),
+            "a raw control character in {body:?}"
+        );
+    }
+
+    #[test]
+    fn every_control_character_is_escaped_in_every_format() {
+        let record = Record::lifecycle(Level::Warn, "call", format!("tool {FORGED} ok"))
+            .ids(Ids {
+                run_id: Some(FORGED.into()),
+                tenant_id: Some(FORGED.into()),
+                tool_id: Some(FORGED.into()),
+                ..Ids::default()
+            })
+            .field("id", FORGED)
+            .field("nested", serde_json::json!({"k": [FORGED]}));
+        let pretty = record.pretty_line("2026-01-01T00:00:00.000Z");
+        no_raw_control(&pretty);
+        assert!(
+            pretty.contains("x\\r\\n2026-01-01T00:00:00.000Z INFO  forged\\u{1b}[2J\\u{7}\\u{7f}\\u{9b}31m\\u{2028}\\u{2029}\\t"),
+            "{pretty}"
+        );
+        let json = String::from_utf8(record.json_line("2026-01-01T00:00:00.000Z")).expect("UTF-8");
+        no_raw_control(&json);
+        let parsed: Value = serde_json::from_str(&json).expect("JSON");
+        assert_eq!(parsed["runId"], FORGED);
+        assert_eq!(parsed["nested"]["k"][0], FORGED);
+        assert!(
+            json.contains(r"\u001b[2J\u0007\u007f\u009b31m\u2028\u2029\t"),
+            "{json}"
+        );
+
+        let call = CallFacts {
+            target: "tool",
+            id: FORGED,
+            outcome: "tool-not-in-pack",
+            duration_ms: 1,
+            ids: Ids {
+                run_id: Some(FORGED.into()),
+                ..Ids::default()
+            },
+            pack_id: "p",
+            artifact_version: "1",
+        };
+        let fast = String::from_utf8(call.json_line("2026-01-01T00:00:00.000Z")).expect("UTF-8");
+        no_raw_control(&fast);
+        assert_eq!(
+            serde_json::from_str::<Value>(&fast).expect("JSON")["id"],
+            FORGED
+        );
+        no_raw_control(&call.into_record().pretty_line("2026-01-01T00:00:00.000Z"));
+    }
+
+    #[test]
+    fn the_time_is_cached_per_millisecond_but_moves_on() {
+        let now = || with_now(str::to_owned);
+        let first = now();
+        assert_eq!(first.len(), "2026-01-01T00:00:00.000Z".len());
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        assert_ne!(now(), first);
+    }
+}

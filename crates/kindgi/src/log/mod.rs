@@ -1,0 +1,12 @@
+//! The pack service's log records (CONTRACT §2): one JSON object a line on
+//! stderr, or a readable line on a terminal.
+//!
+//! [`record`] says what a record holds, [`format`] how it is written (the
+//! one place that formats records), [`writer`] where the lines go.
+
+mod format;
+mod record;
+mod writer;
+
+pub(crate) use record::{CallFacts, Ids, Level, Record, is_head_or_id_key};
+pub(crate) use writer::Logger;

@@ -1,0 +1,181 @@
+//! What a log record holds (CONTRACT §2): its level, its correlation ids,
+//! and its own fields in the order they are written. How a record becomes
+//! bytes is [`super::format`]; where the bytes go, [`super::writer`].
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+/// A record's level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Level {
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
+}
+
+impl Level {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Self::Error => "error",
+            Self::Warn => "warn",
+            Self::Info => "info",
+            Self::Debug => "debug",
+            Self::Trace => "trace",
+        }
+    }
+
+    pub(super) fn severity(self) -> &'static str {
+        match self {
+            Self::Error => "ERROR",
+            Self::Warn => "WARNING",
+            Self::Info => "INFO",
+            Self::Debug | Self::Trace => "DEBUG",
+        }
+    }
+
+    pub(super) fn parse(raw: &str) -> Option<Self> {
+        Some(match raw {
+            "error" => Self::Error,
+            "warn" => Self::Warn,
+            "info" => Self::Info,
+            "debug" => Self::Debug,
+            "trace" => Self::Trace,
+            _ => return None,
+        })
+    }
+}
+
+/// The correlation ids a record may carry, in the order they are written.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Ids {
+    pub(crate) trace_id: Option<String>,
+    pub(crate) span_id: Option<String>,
+    pub(crate) request_id: Option<String>,
+    pub(crate) tenant_id: Option<String>,
+    pub(crate) project_id: Option<String>,
+    pub(crate) org_id: Option<String>,
+    pub(crate) run_id: Option<String>,
+    pub(crate) tool_id: Option<String>,
+}
+
+impl Ids {
+    pub(super) fn pairs(&self) -> [(&'static str, &Option<String>); 8] {
+        [
+            ("traceId", &self.trace_id),
+            ("spanId", &self.span_id),
+            ("requestId", &self.request_id),
+            ("tenantId", &self.tenant_id),
+            ("projectId", &self.project_id),
+            ("orgId", &self.org_id),
+            ("runId", &self.run_id),
+            ("toolId", &self.tool_id),
+        ]
+    }
+}
+
+/// The keys of a record's head, before its ids.
+const HEAD_KEYS: [&str; 5] = ["time", "level", "severity", "subsystem", "message"];
+
+/// Whether `name` is a key of a record's head or one of its ids.
+pub(crate) fn is_head_or_id_key(name: &str) -> bool {
+    HEAD_KEYS.contains(&name) || Ids::default().pairs().iter().any(|(key, _)| *key == name)
+}
+
+/// One log record: level, message, ids, then its own fields in order.
+#[derive(Debug, Clone)]
+pub(crate) struct Record {
+    pub(super) level: Level,
+    pub(super) message: String,
+    pub(super) ids: Option<Ids>,
+    pub(super) fields: Vec<(Cow<'static, str>, Value)>,
+}
+
+impl Record {
+    pub(crate) fn new(level: Level, message: impl Into<String>) -> Self {
+        Self {
+            level,
+            message: message.into(),
+            ids: None,
+            fields: Vec::new(),
+        }
+    }
+
+    /// A lifecycle record: `event` and `kind` both set to its name.
+    pub(crate) fn lifecycle(level: Level, kind: &'static str, message: impl Into<String>) -> Self {
+        Self::new(level, message)
+            .field("event", kind)
+            .field("kind", kind)
+    }
+
+    pub(crate) fn ids(mut self, ids: Ids) -> Self {
+        self.ids = Some(ids);
+        self
+    }
+
+    pub(crate) fn field(mut self, key: &'static str, value: impl Into<Value>) -> Self {
+        self.fields.push((Cow::Borrowed(key), value.into()));
+        self
+    }
+
+    /// A field whose name is made at run time (a `tracing` event's).
+    pub(crate) fn field_owned(mut self, key: String, value: Value) -> Self {
+        self.fields.push((Cow::Owned(key), value));
+        self
+    }
+}
+
+/// The facts of one `call` record (CONTRACT §2), the record every call
+/// logs: [`super::Logger::log_call`] writes it without building a [`Record`].
+#[derive(Debug)]
+pub(crate) struct CallFacts<'a> {
+    pub(crate) target: &'a str,
+    pub(crate) id: &'a str,
+    pub(crate) outcome: &'a str,
+    pub(crate) duration_ms: u64,
+    pub(crate) ids: Ids,
+    pub(crate) pack_id: &'a str,
+    pub(crate) artifact_version: &'a str,
+}
+
+impl CallFacts<'_> {
+    pub(super) fn level(&self) -> Level {
+        if self.outcome == "ok" {
+            Level::Info
+        } else {
+            Level::Warn
+        }
+    }
+
+    /// The same record as a [`Record`], for the readable format.
+    pub(super) fn into_record(self) -> Record {
+        Record::lifecycle(
+            self.level(),
+            "call",
+            format!(
+                "{} {} {} {}ms",
+                self.target, self.id, self.outcome, self.duration_ms
+            ),
+        )
+        .ids(self.ids)
+        .field("id", self.id)
+        .field("target", self.target)
+        .field("outcome", self.outcome)
+        .field("durationMs", self.duration_ms)
+        .field("packId", self.pack_id)
+        .field("artifactVersion", self.artifact_version)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn severities() {
+        assert_eq!(Level::Warn.severity(), "WARNING");
+        assert_eq!(Level::Trace.severity(), "DEBUG");
+    }
+}

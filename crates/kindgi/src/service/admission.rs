@@ -1,0 +1,207 @@
+//! Admission: whether the service takes an invoke, checked in the
+//! contract's order (CONTRACT §3) — cheapest and most telling first, and
+//! every refusal before the call could have run:
+//!
+//! 1. the token (401) and the pinned tenant (421): a caller that may not
+//!    call learns nothing else;
+//! 2. draining, or strictly missing env (503): the service can't take it;
+//! 3. counted in flight, then draining checked again (see [`Drain::enter`]);
+//! 4. the concurrency cap (503 `overloaded`) — refused before the body, as
+//!    the contract says; the slot itself is taken only once the body is in,
+//!    so that a client sending its body slowly never holds one;
+//! 5. the content type (415) and a declared length past the limit (413);
+//! 6. the body, within its limit (413), its time ([`BODY_TIMEOUT`], 400)
+//!    and the memory budget (503 `overloaded`), and given up if the drain
+//!    window closes meanwhile (503 `draining`);
+//! 7. what parsing it will build, reserved from the budget (503
+//!    `overloaded`);
+//! 8. the call slot, which the body's wait may have let another call take
+//!    (503 `overloaded`).
+//!
+//! What passes is an [`Admitted`] call: its body, and the slot, memory and
+//! in-flight count it holds until it is answered.
+
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::HeaderMap;
+use http::HeaderName;
+use hyper::body::Incoming;
+use kindgi_protocol::headers;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use super::budget::{MemoryBudget, Reservation};
+use super::config::{EnvCheck, ServiceConfig};
+use super::drain::InFlightGuard;
+use super::http::{HttpResponse, draining, overloaded, tenant_mismatch};
+use super::invoke::{LARGE_BODY_BYTES, off_worker};
+use super::pack_http::{self, BODY_TIMEOUT, BodyError};
+use super::state::ServiceState;
+use super::token::Token;
+
+const TENANT_ID: HeaderName = HeaderName::from_static(headers::TENANT_ID);
+
+/// Who may call and how many at once: the configuration's token, pinned
+/// tenant, env check and limits.
+#[derive(Debug)]
+pub(crate) struct Admission {
+    token: Token,
+    tenant_id: Option<String>,
+    env_check: EnvCheck,
+    missing_env: Vec<String>,
+    /// One permit per call running: `max_concurrency`.
+    capacity: Arc<Semaphore>,
+    /// The memory budget of request bodies and their parsed documents.
+    budget: Arc<MemoryBudget>,
+}
+
+impl Admission {
+    /// The admission `config` asks for, with `missing_env` the required
+    /// names found without a value at boot.
+    pub(crate) fn new(config: &ServiceConfig, missing_env: Vec<String>) -> Self {
+        Self {
+            token: config.token.clone(),
+            tenant_id: config.tenant_id.clone(),
+            env_check: config.env_check,
+            missing_env,
+            capacity: Arc::new(Semaphore::new(config.max_concurrency)),
+            budget: MemoryBudget::new(config.body_memory),
+        }
+    }
+
+    /// Step 1, of `/v1/info` and `/v1/invoke`: 401 without the token, 421
+    /// for another tenant than the one pinned; `None` when neither.
+    pub(crate) fn refuse(&self, headers: &HeaderMap) -> Option<HttpResponse> {
+        if !pack_http::token_matches(headers, &self.token) {
+            return Some(pack_http::bad_token());
+        }
+        let sent = headers.get(TENANT_ID).and_then(|v| v.to_str().ok());
+        if !self.tenant_matches_header(sent) {
+            return Some(tenant_mismatch());
+        }
+        None
+    }
+
+    fn tenant_matches_header(&self, sent: Option<&str>) -> bool {
+        match &self.tenant_id {
+            None => true,
+            Some(pinned) => sent.is_some_and(|t| t == pinned),
+        }
+    }
+
+    /// Whether a message's `ctx.tenantId` is the pinned tenant (any, when
+    /// none is): a header can be right and the body wrong.
+    pub(crate) fn tenant_matches(&self, tenant_id: &str) -> bool {
+        self.tenant_id
+            .as_deref()
+            .is_none_or(|pinned| pinned == tenant_id)
+    }
+
+    /// Whether invokes are refused for missing env.
+    fn blocked_by_env(&self) -> bool {
+        self.env_check == EnvCheck::Strict && !self.missing_env.is_empty()
+    }
+}
+
+/// Step 2, also `/readyz`'s answer: the first reason the service can't take
+/// a call, as its 503.
+pub(crate) fn not_serving(state: &ServiceState) -> Option<HttpResponse> {
+    if state.drain.is_draining() {
+        return Some(draining());
+    }
+    if state.admission.blocked_by_env() {
+        return Some(pack_http::unavailable(&serde_json::json!({
+            "error": "missing env",
+            "missingEnv": state.admission.missing_env,
+        })));
+    }
+    None
+}
+
+/// An invoke let in: its body, and what it holds until it is answered.
+/// Dropped once the answer is made; the in-flight count goes last, so that
+/// the drain sees the call's slot and memory given back.
+#[derive(Debug)]
+pub(crate) struct Admitted {
+    /// The request body, read whole.
+    pub(crate) body: Bytes,
+    /// Whether the body is large: its parsing and checks run off the
+    /// worker (see [`off_worker`]).
+    pub(crate) large: bool,
+    _slot: OwnedSemaphorePermit,
+    _memory: Reservation,
+    _in_flight: InFlightGuard,
+}
+
+/// Runs the checks of the module's list on an invoke with `headers`,
+/// reading its body out of `request_body` (left there when refused before
+/// it was read to its end).
+///
+/// # Errors
+///
+/// The refusal to answer with.
+pub(crate) async fn admit(
+    state: &ServiceState,
+    headers: &HeaderMap,
+    request_body: &mut Option<Incoming>,
+) -> Result<Admitted, HttpResponse> {
+    let admission = &state.admission;
+    if let Some(refused) = admission.refuse(headers) {
+        return Err(refused);
+    }
+    if let Some(refused) = not_serving(state) {
+        return Err(refused);
+    }
+    let in_flight = state.drain.enter();
+    if state.drain.is_draining() {
+        return Err(draining());
+    }
+    if admission.capacity.available_permits() == 0 {
+        return Err(overloaded());
+    }
+    if !pack_http::is_json(headers) {
+        return Err(pack_http::not_json());
+    }
+    let Ok(declared) = pack_http::declared_length(headers) else {
+        return Err(pack_http::too_large());
+    };
+
+    let Some(incoming) = request_body.as_mut() else {
+        return Err(pack_http::unreadable());
+    };
+    // The body's memory and its document's, reserved until the call ends.
+    let mut memory = admission.budget.reservation();
+    let reading = pack_http::read_body(incoming, declared, |bytes| memory.grow(bytes));
+    let read = tokio::select! {
+        read = tokio::time::timeout(BODY_TIMEOUT, reading) => read,
+        // The drain window closed before the body came: the call never ran.
+        () = state.drain.until_window_closed() => return Err(draining()),
+    };
+    let body = match read {
+        Ok(Ok(body)) => body,
+        Ok(Err(BodyError::TooLarge)) => return Err(pack_http::too_large()),
+        Ok(Err(BodyError::Overloaded)) => return Err(overloaded()),
+        Ok(Err(_)) | Err(_) => return Err(pack_http::unreadable()),
+    };
+    // Read to its end: nothing is left to discard.
+    *request_body = None;
+
+    // What parsing will build, at most: past the budget, the call is
+    // refused before it is parsed (it has not run).
+    let large = body.len() >= LARGE_BODY_BYTES;
+    if !off_worker(large, || memory.grow_for_document(&body)) {
+        return Err(overloaded());
+    }
+    // The room seen before the body may be gone now: then this call is
+    // refused like any other past the cap (it has not run).
+    let Ok(slot) = Arc::clone(&admission.capacity).try_acquire_owned() else {
+        return Err(overloaded());
+    };
+    Ok(Admitted {
+        body,
+        large,
+        _slot: slot,
+        _memory: memory,
+        _in_flight: in_flight,
+    })
+}

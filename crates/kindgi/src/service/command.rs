@@ -1,0 +1,187 @@
+//! `<pack> serve`: the pack service as a process. It reads its arguments
+//! and environment, makes the changes to the whole process that only its
+//! owner may make, and serves with the same two halves as
+//! [`crate::serve`] — boot, then the server — with the process-wide steps
+//! that must come between them:
+//!
+//! 1. no other thread may run yet (a `#[tokio::main]` is refused): steps
+//!    two and four change the process environment;
+//! 2. the configuration (`config-invalid`), then the token leaves the
+//!    process environment;
+//! 3. the open-files limit is raised, malloc told to give large blocks back;
+//! 4. boot (`boot-failed`), which with `KINDGI_PACK_ENV_FILTER` on drops
+//!    the variables the pack doesn't declare — still single-threaded;
+//! 5. then the threads: the log writer, the `tracing` subscriber, the
+//!    panic hook, the async runtime;
+//! 6. listen on `--host`/`PORT` (`boot-failed`), serve until SIGTERM.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::{TcpListener, TcpSocket};
+
+use super::boot::{self, boot};
+use super::config::{ListenOn, ProcessEnv, parse_config};
+use super::connections::MAX_CONNECTIONS;
+use super::{budget, limits, process_env, server};
+use crate::Pack;
+use crate::log::{Level, Logger, Record};
+
+/// Runs `serve` with the arguments after it.
+pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
+    if let Some(problem) = process_env::threads_problem() {
+        eprintln!("error: {problem}");
+        return ExitCode::from(2);
+    }
+    let logger = Arc::new(Logger::from_env());
+    let (config, listen_on) = match parse_config(args, &ProcessEnv) {
+        Ok(parsed) => parsed,
+        Err(problems) => {
+            logger.log(
+                Record::lifecycle(
+                    Level::Error,
+                    "config-invalid",
+                    "The pack service configuration is invalid",
+                )
+                .field("problems", problems),
+            );
+            return ExitCode::FAILURE;
+        }
+    };
+    process_env::remove_vars(["KINDGI_PACK_SERVICE_TOKEN"]);
+    let open_files = limits::raise_open_files();
+    budget::return_large_blocks();
+    let state = match boot(&pack, &config, &logger) {
+        Ok(state) => state,
+        Err(problems) => {
+            boot::log_failed(&logger, problems);
+            return ExitCode::FAILURE;
+        }
+    };
+    logger.start_writer();
+    crate::log_events::install(
+        Arc::clone(&logger),
+        &state.invoker.index.pack_id,
+        &state.invoker.index.artifact_version,
+    );
+    install_panic_hook(Arc::clone(&logger));
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("kindgi-worker")
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            boot::log_failed(
+                &logger,
+                vec![format!("Cannot start the async runtime: {e}")],
+            );
+            logger.flush();
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(async {
+        let listener = match listen(&listen_on).await {
+            Ok(listener) => listener,
+            Err(problem) => {
+                boot::log_failed(&logger, vec![problem]);
+                return ExitCode::FAILURE;
+            }
+        };
+        server::run(Arc::new(state), listener, open_files, shutdown_signal()).await;
+        ExitCode::SUCCESS
+    });
+    runtime.shutdown_timeout(Duration::from_millis(100));
+    logger.flush();
+    code
+}
+
+/// Listens where `--host` and `PORT` say (all interfaces by default).
+async fn listen(on: &ListenOn) -> Result<TcpListener, String> {
+    let host = on.host.clone().unwrap_or_else(|| "0.0.0.0".to_owned());
+    bind(&host, on.port)
+        .await
+        .map_err(|e| format!("Cannot listen on {host}:{}: {e}", on.port))
+}
+
+/// Listens on `host:port` with a listen backlog as deep as the connection
+/// cap, so a burst of new connections waits in the kernel rather than for
+/// a SYN retransmit.
+async fn bind(host: &str, port: u16) -> std::io::Result<TcpListener> {
+    let mut last_error = None;
+    for address in tokio::net::lookup_host((host, port)).await? {
+        let socket = if address.is_ipv4() {
+            TcpSocket::new_v4()
+        } else {
+            TcpSocket::new_v6()
+        };
+        let listening = socket.and_then(|socket| {
+            socket.set_reuseaddr(true)?;
+            socket.bind(address)?;
+            socket.listen(MAX_CONNECTIONS as u32)
+        });
+        match listening {
+            Ok(listener) => return Ok(listener),
+            Err(e) => last_error = Some(e),
+        }
+    }
+    Err(last_error.unwrap_or_else(|| {
+        std::io::Error::new(
+            std::io::ErrorKind::AddrNotAvailable,
+            "no address to listen on",
+        )
+    }))
+}
+
+/// Logs every panic as a record instead of the default message: a pack
+/// handler's panic also becomes its call's `handler-throw`, and a panic in
+/// the service itself a 500.
+fn install_panic_hook(logger: Arc<Logger>) {
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with a non-string payload".to_owned());
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()))
+            .unwrap_or_default();
+        logger.log(
+            Record::lifecycle(Level::Error, "panic", format!("Panicked: {message}"))
+                .field("location", location)
+                .field(
+                    "thread",
+                    std::thread::current()
+                        .name()
+                        .unwrap_or("unnamed")
+                        .to_owned(),
+                ),
+        );
+    }));
+}
+
+/// Resolves on SIGTERM (or Ctrl-C).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = term.recv() => {}
+                    _ = tokio::signal::ctrl_c() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,244 @@
+//! The drain: how the service stops without dropping a call.
+//!
+//! On shutdown (SIGTERM for `<pack> serve`) the service
+//!
+//! 1. sets the draining flag: `/readyz` and new invokes answer 503
+//!    `draining`, and every answer closes its connection, so that no client
+//!    sends a next request on a connection about to close;
+//! 2. keeps accepting, and waits up to [`DRAIN_WINDOW`] for the calls in
+//!    flight — counted by an [`InFlightGuard`] each, the drain waiting for
+//!    the last one to drop, as in mini-redis;
+//! 3. if the window closes first, fires the window-closed token: calls
+//!    still running are answered `cancelled` (reason `shutdown`) within
+//!    [`CANCEL_WINDOW`], bodies still arriving 503 `draining`;
+//! 4. serves what waits in the listen backlog (503 `draining`) and stops
+//!    listening, so that a later connection is refused — which a client
+//!    knows never ran — rather than reset after it sent its request;
+//! 5. gives the connections taken while draining [`SETTLE_WINDOW`] to read
+//!    and answer their request, then closes the silent ones and lets the
+//!    others write their last answer within [`CLOSE_WINDOW`].
+//!
+//! Every step after the first fits in what is left of [`STOPPED_BY`], when
+//! the `stopped` record is written at the latest.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
+
+use super::connections::Connections;
+use super::state::ServiceState;
+use crate::log::{Level, Record};
+
+/// How long the drain waits for the calls in flight.
+const DRAIN_WINDOW: Duration = Duration::from_secs(8);
+/// When, after shutdown began, the `stopped` record is written at the
+/// latest: the drain window, then the answers of the calls it cut short,
+/// the backlog, the settle and close windows, all within this. The process
+/// exits a moment later (the runtime's shutdown, the log's flush): within
+/// 8.5 s.
+const STOPPED_BY: Duration = Duration::from_millis(8_300);
+/// How long, once the drain window closed, the calls it cut short get to
+/// be answered `cancelled`.
+const CANCEL_WINDOW: Duration = Duration::from_millis(150);
+/// How long, after the drain, connections taken while draining get to read
+/// their request and answer it before idle ones are closed.
+const SETTLE_WINDOW: Duration = Duration::from_millis(250);
+/// How long, after the drain, connections get to write their last answers.
+const CLOSE_WINDOW: Duration = Duration::from_secs(1);
+
+/// What the calls and the drain share: the draining flag, the count of
+/// calls in flight, and the token fired when the drain window closes.
+#[derive(Debug, Default)]
+pub(crate) struct Drain {
+    draining: AtomicBool,
+    in_flight: Arc<InFlight>,
+    /// Fired when the drain window closes: the calls still running are
+    /// answered `cancelled` (reason `shutdown`), bodies still arriving 503
+    /// `draining`. Running calls hold a clone (see
+    /// [`super::state::Invoker`]).
+    window_closed: CancellationToken,
+}
+
+impl Drain {
+    /// A service not draining, with no call in flight.
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// The token running calls watch: fired when the drain window closes.
+    pub(crate) fn window_closed(&self) -> CancellationToken {
+        self.window_closed.clone()
+    }
+
+    /// Resolves when the drain window closes.
+    pub(crate) fn until_window_closed(&self) -> WaitForCancellationFuture<'_> {
+        self.window_closed.cancelled()
+    }
+
+    /// Whether the service is stopping.
+    pub(crate) fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::SeqCst)
+    }
+
+    /// Counts a call in flight until the guard drops. Enter first, then
+    /// check [`Drain::is_draining`] again: a drain that began after the
+    /// first check either sees the call in flight or the call sees the
+    /// drain, so the drain never ends with a call running.
+    pub(crate) fn enter(&self) -> InFlightGuard {
+        self.in_flight.enter()
+    }
+}
+
+/// The drain's clock, from the moment shutdown began.
+#[derive(Debug)]
+pub(super) struct Stopping {
+    window_closes: Instant,
+    stopped_by: Instant,
+}
+
+impl Stopping {
+    /// Begins the drain: sets the flag and logs `draining`.
+    pub(super) fn begin(state: &ServiceState) -> Self {
+        state.drain.draining.store(true, Ordering::SeqCst);
+        state.invoker.logger.log(Record::lifecycle(
+            Level::Info,
+            "draining",
+            "Draining: finishing the calls in flight",
+        ));
+        let now = Instant::now();
+        Self {
+            window_closes: now + DRAIN_WINDOW,
+            stopped_by: now + STOPPED_BY,
+        }
+    }
+
+    /// `most`, or less: what is left before `stopped` is due.
+    fn left(&self, most: Duration) -> Duration {
+        most.min(self.stopped_by.saturating_duration_since(Instant::now()))
+    }
+}
+
+/// How the drain window ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum WindowEnd {
+    /// Every call in flight was answered.
+    Idle,
+    /// The window closed with calls still running.
+    Closed,
+}
+
+/// Resolves when the drain window is over: no call in flight, or the
+/// window closed.
+pub(super) async fn window(drain: &Drain, stopping: &Stopping) -> WindowEnd {
+    tokio::select! {
+        () = drain.in_flight.wait_idle() => WindowEnd::Idle,
+        () = tokio::time::sleep_until(stopping.window_closes) => WindowEnd::Closed,
+    }
+}
+
+/// The window closed with calls still running: they are answered
+/// `cancelled` (reason `shutdown`) before their connections close.
+pub(super) async fn cut_short(drain: &Drain) {
+    drain.window_closed.cancel();
+    let answered = drain.in_flight.wait_idle();
+    let _ = tokio::time::timeout(CANCEL_WINDOW, answered).await;
+}
+
+/// After the drain window: the backlog, then the connections' last
+/// answers (steps 4 and 5 of the module's list).
+pub(super) async fn finish(
+    listener: TcpListener,
+    arrived: Option<TcpStream>,
+    connections: Connections,
+    state: &Arc<ServiceState>,
+    stopping: &Stopping,
+) {
+    take_backlog(listener, arrived, &connections, state, stopping).await;
+    // Connections taken while draining close after their one answer: give
+    // them a moment to read their request and answer it, so that none is
+    // closed with its request unread.
+    connections.settle(stopping.left(SETTLE_WINDOW)).await;
+    // Connections that still have not sent a byte just close; every answer
+    // is written before the process goes: connections finish the request
+    // they are on, idle ones close.
+    connections.close(stopping.left(CLOSE_WINDOW)).await;
+}
+
+/// Serves the connection taken but not yet served and those still waiting
+/// in the backlog (they get 503 `draining` and close), then stops
+/// listening, so that a connection made after this is refused instead of
+/// being reset after it sent its request. The listener leaves the reactor
+/// first, so that every accept asks the kernel rather than trusting a
+/// readiness the reactor may not have seen yet.
+async fn take_backlog(
+    listener: TcpListener,
+    arrived: Option<TcpStream>,
+    connections: &Connections,
+    state: &Arc<ServiceState>,
+    stopping: &Stopping,
+) {
+    let listener = listener.into_std().ok();
+    // Non-blocking (as tokio left it): an empty backlog ends the loop.
+    let accept_now = || {
+        let (stream, _) = listener.as_ref()?.accept().ok()?;
+        stream
+            .set_nonblocking(true)
+            .and_then(|()| TcpStream::from_std(stream))
+            .ok()
+    };
+    let mut next = arrived;
+    for _ in 0..=connections.cap() {
+        let Some(stream) = next.take().or_else(accept_now) else {
+            break;
+        };
+        let slot = tokio::time::timeout(stopping.left(SETTLE_WINDOW), connections.slot()).await;
+        let Ok(Some(slot)) = slot else {
+            break;
+        };
+        connections.serve(stream, slot, state);
+    }
+    // The listener closes here.
+}
+
+/// Counts the calls in flight; the drain waits for zero.
+#[derive(Debug, Default)]
+struct InFlight {
+    count: AtomicUsize,
+    idle: Notify,
+}
+
+impl InFlight {
+    /// Counts a call until the guard drops.
+    fn enter(self: &Arc<Self>) -> InFlightGuard {
+        self.count.fetch_add(1, Ordering::SeqCst);
+        InFlightGuard(Arc::clone(self))
+    }
+
+    /// Waits until no call is in flight.
+    async fn wait_idle(&self) {
+        loop {
+            let notified = self.idle.notified();
+            if self.count.load(Ordering::SeqCst) == 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+}
+
+/// One call in flight: the last one dropped wakes the drain.
+#[derive(Debug)]
+pub(crate) struct InFlightGuard(Arc<InFlight>);
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        if self.0.count.fetch_sub(1, Ordering::SeqCst) == 1 {
+            self.0.idle.notify_waiters();
+        }
+    }
+}

@@ -1,0 +1,103 @@
+//! The accept loop, top to bottom: say where it listens, serve
+//! connections until shutdown, drain ([`super::drain`]), say `stopped`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::{TcpListener, TcpStream};
+
+use super::connections::{Connections, MAX_CONNECTIONS};
+use super::drain::{self, Stopping, WindowEnd};
+use super::limits;
+use super::state::ServiceState;
+use crate::log::{Level, Record};
+
+/// Serves `listener` until `shutdown` resolves, then drains; returns once
+/// `stopped` is logged. `open_files` is the open-files limit the
+/// connection cap must fit in (`None`: not known).
+pub(super) async fn run(
+    state: Arc<ServiceState>,
+    listener: TcpListener,
+    open_files: Option<u64>,
+    shutdown: impl Future<Output = ()>,
+) {
+    let logger = &state.invoker.logger;
+    let index = &state.invoker.index;
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or_default();
+    logger.log(
+        Record::lifecycle(
+            Level::Info,
+            "listening",
+            format!("Listening on port {port}"),
+        )
+        .field("port", port)
+        .field("packId", index.pack_id.as_str())
+        .field("artifactVersion", index.artifact_version.as_str()),
+    );
+    let cap = limits::connection_cap(open_files);
+    if cap < MAX_CONNECTIONS {
+        logger.log(
+            Record::lifecycle(
+                Level::Warn,
+                "connections-capped",
+                format!(
+                    "Serving at most {cap} connections at once: the open-files limit is {} (raise it to {} or more for all {MAX_CONNECTIONS})",
+                    open_files.unwrap_or_default(),
+                    MAX_CONNECTIONS + MAX_CONNECTIONS / 3 + 1
+                ),
+            )
+            .field("connections", cap)
+            .field("openFiles", open_files.unwrap_or_default()),
+        );
+    }
+    let connections = Connections::new(cap);
+    // A connection taken from the listener, waiting for a slot. Kept here,
+    // across both loops, rather than in a future of their select, so that
+    // no other branch firing ever drops it.
+    let mut arrived: Option<TcpStream> = None;
+
+    accept_until(&listener, &connections, &state, &mut arrived, shutdown).await;
+
+    // Draining: still accepting (new invokes get 503 `draining`) while the
+    // calls in flight finish.
+    let stopping = Stopping::begin(&state);
+    let window = drain::window(&state.drain, &stopping);
+    let ended = accept_until(&listener, &connections, &state, &mut arrived, window).await;
+    if ended == WindowEnd::Closed {
+        drain::cut_short(&state.drain).await;
+    }
+    drain::finish(listener, arrived, connections, &state, &stopping).await;
+
+    logger.log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
+    // `stopped` is the last record: what a handler still running logs from
+    // here on (a blocking one's `handler-finished-late`) is not written.
+    logger.close();
+}
+
+/// Accepts connections and serves each in a slot of `connections` until
+/// `stop` resolves; returns what it resolved to.
+async fn accept_until<T>(
+    listener: &TcpListener,
+    connections: &Connections,
+    state: &Arc<ServiceState>,
+    arrived: &mut Option<TcpStream>,
+    stop: impl Future<Output = T>,
+) -> T {
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            stopped = &mut stop => return stopped,
+            accepted = listener.accept(), if arrived.is_none() => match accepted {
+                Ok((stream, _)) => *arrived = Some(stream),
+                // Out of file descriptors, or a connection reset before it
+                // was taken: back off a little.
+                Err(_) => tokio::time::sleep(Duration::from_millis(10)).await,
+            },
+            slot = connections.slot(), if arrived.is_some() => {
+                if let (Some(stream), Some(slot)) = (arrived.take(), slot) {
+                    connections.serve(stream, slot, state);
+                }
+            }
+        }
+    }
+}

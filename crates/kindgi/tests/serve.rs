@@ -1,0 +1,115 @@
+//! `kindgi::serve`, the pack service as a library: served on a listener of
+//! the test's own runtime, stopped by the test's own shutdown future.
+
+use std::path::Path;
+
+use kindgi::index::{PackConfig, Pins, build_index, index_bytes};
+use kindgi::{Pack, ServiceConfig, Token, Tool, ToolContext, ToolError};
+use serde_json::{Value, json};
+
+async fn echo(input: Value, _ctx: ToolContext) -> Result<Value, ToolError> {
+    Ok(input)
+}
+
+fn pack() -> Pack {
+    Pack::new().tool(
+        Tool::new("acme.echo")
+            .description("Echoes its input.")
+            .input_schema(json!({"type": "object"}))
+            .handler(echo),
+    )
+}
+
+fn write_index(dir: &Path) -> std::path::PathBuf {
+    let config = PackConfig {
+        id: "acme".to_owned(),
+        version: "1.0.0".to_owned(),
+        env: None,
+    };
+    let pins = Pins {
+        artifact_version: "20260101.1".to_owned(),
+        published_at: "2026-01-01T00:00:00.000Z".to_owned(),
+    };
+    let index = build_index(&pack(), &config, &pins).expect("an index");
+    let path = dir.join("index.json");
+    std::fs::write(&path, index_bytes(&index)).expect("written");
+    path
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_until_its_shutdown_future_resolves() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let token = Token::new("library-token").expect("a token");
+    let config = ServiceConfig::new(write_index(dir.path()), token);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(kindgi::serve(pack(), config, listener, async move {
+        let _ = stopped.await;
+    }));
+
+    let http = reqwest::Client::new();
+    let health = http
+        .get(format!("{url}/healthz"))
+        .send()
+        .await
+        .expect("healthz");
+    assert_eq!(health.status(), 200);
+    let refused = http
+        .get(format!("{url}/v1/info"))
+        .send()
+        .await
+        .expect("info");
+    assert_eq!(refused.status(), 401);
+    let info: Value = http
+        .get(format!("{url}/v1/info"))
+        .header("kindgi-pack-token", "library-token")
+        .send()
+        .await
+        .expect("info")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(info["packId"], "acme");
+    let answer: Value = http
+        .post(format!("{url}/v1/invoke"))
+        .header("kindgi-pack-token", "library-token")
+        .json(&json!({
+            "v": 2,
+            "kind": "invoke",
+            "tool": {"id": "acme.echo"},
+            "input": {"hello": "world"},
+            "ctx": {"tenantId": "t", "runId": "r"},
+        }))
+        .send()
+        .await
+        .expect("invoke")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(answer["kind"], "result", "{answer}");
+    assert_eq!(answer["output"], json!({"hello": "world"}));
+
+    let _ = stop.send(());
+    let result = served.await.expect("the service task");
+    assert_eq!(result, Ok(()));
+}
+
+#[tokio::test]
+async fn a_boot_problem_is_its_error() {
+    let token = Token::new("library-token").expect("a token");
+    let config = ServiceConfig::new("/nonexistent/index.json", token);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let error = kindgi::serve(pack(), config, listener, std::future::pending())
+        .await
+        .expect_err("no index to serve");
+    assert_eq!(error.problems().len(), 1);
+    assert!(
+        error.problems()[0].starts_with("Cannot read the pack index: /nonexistent/index.json: "),
+        "{error}"
+    );
+}
