@@ -526,10 +526,14 @@ mod tests {
             "| echo c=64 throughput ≥ 20× Python + TCP_NODELAY (reference) | 16.0× | **no** |"
         ));
         assert!(md.contains("| echo c=64 throughput ≥ 80 % of bare hyper | 80 % | yes |"));
-        assert!(md.contains("| echo c=64: CPU µs per call over bare hyper | 2.50 | 490 | 190 | 0.00 |"));
+        assert!(
+            md.contains("| echo c=64: CPU µs per call over bare hyper | 2.50 | 490 | 190 | 0.00 |")
+        );
         assert!(md.contains("| bulk 1 MiB c=1: RSS peak growth MB | 2.05 | "));
         assert!(md.contains("| peak RSS growth of one 1 MiB call ≤ 8 MiB | 2.0 MiB | yes |"));
-        assert!(md.contains("| echo c=64 CPU per call ≤ bare hyper's + 1.6 µs | +2.5 µs | **no** |"));
+        assert!(
+            md.contains("| echo c=64 CPU per call ≤ bare hyper's + 1.6 µs | +2.5 µs | **no** |")
+        );
         assert!(md.contains("| bulk 1 MiB c=1: MB/s validated | 40,000 |"));
     }
 
