@@ -401,6 +401,8 @@ impl Running {
 
 fn run(args: &Args) -> Result<String> {
     std::fs::create_dir_all(&args.work)?;
+    // Counted before pinning: a pinned process sees only its own CPU.
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let pin = if args.per_core {
         Some(pin::PerCore::take()?)
     } else {
@@ -532,7 +534,7 @@ fn run(args: &Args) -> Result<String> {
         format!(
             "Machine: {}, {} cores; load average (1/5/15 min) {} before, {} after",
             cpu_model(),
-            std::thread::available_parallelism().map_or(0, |n| n.get()),
+            cores,
             load_before,
             loadavg()
         ),
@@ -558,6 +560,10 @@ fn run(args: &Args) -> Result<String> {
         "Pack service benchmark",
         &context,
         &report_targets,
+        report::Machine {
+            cores,
+            per_core: pin.is_some(),
+        },
     ))
 }
 

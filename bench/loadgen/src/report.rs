@@ -383,7 +383,22 @@ Ratios are ours ÷ the other target for every row: above 1 is more for ours.";
 /// The whole report. `targets` are ours first, then the Python reference
 /// service, any others, and the ceiling last; `context` lines (machine,
 /// versions, load) go first.
-pub(crate) fn markdown(title: &str, context: &[String], targets: &[TargetResult]) -> String {
+/// How the machine was used: its CPUs, and whether targets and the load
+/// generator had one each.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Machine {
+    /// The machine's CPUs (counted before any pinning).
+    pub(crate) cores: usize,
+    /// Per-core mode: targets on one CPU, the load generator on another.
+    pub(crate) per_core: bool,
+}
+
+pub(crate) fn markdown(
+    title: &str,
+    context: &[String],
+    targets: &[TargetResult],
+    machine: Machine,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# {title}\n");
     for line in context {
@@ -430,11 +445,15 @@ pub(crate) fn markdown(title: &str, context: &[String], targets: &[TargetResult]
             if goal.met { "yes" } else { "**no**" }
         );
     }
+    let sharing = if machine.per_core {
+        "Each had a core of its own (per-core mode): a target at 1.00 used all of its core."
+    } else {
+        "The two share the machine, so the ceiling column is also the load generator's own ceiling."
+    };
     let _ = writeln!(
         out,
-        "\n## Where the CPU went\n\nCores busy during each load (1.00 = one core of {}): target / load generator. \
-         The two share the machine, so the ceiling column is also the load generator's own ceiling.\n",
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        "\n## Where the CPU went\n\nCores busy during each load (1.00 = one core of {}): target / load generator. {sharing}\n",
+        machine.cores,
     );
     let _ = writeln!(
         out,
@@ -516,7 +535,11 @@ mod tests {
             target("Python + TCP_NODELAY (kindgi 0.1.10)", 2_500, 400.0),
             target("bare hyper (ceiling)", 50_000, 1.0),
         ];
-        let md = markdown("t", &["context".to_owned()], &targets);
+        let machine = Machine {
+            cores: 2,
+            per_core: true,
+        };
+        let md = markdown("t", &["context".to_owned()], &targets, machine);
         assert!(md.contains("| ours ÷ Python | ours ÷ Python + TCP_NODELAY | ours ÷ bare hyper |"));
         assert!(md.contains(
             "| echo c=64: calls/s | 40,000 | 1,000 | 2,500 | 50,000 | 40× | 16× | 0.80× |"
@@ -535,6 +558,9 @@ mod tests {
             md.contains("| echo c=64 CPU per call ≤ bare hyper's + 1.6 µs | +2.5 µs | **no** |")
         );
         assert!(md.contains("| bulk 1 MiB c=1: MB/s validated | 40,000 |"));
+        assert!(md.contains(
+            "(1.00 = one core of 2): target / load generator. Each had a core of its own"
+        ));
     }
 
     #[test]
