@@ -94,6 +94,47 @@ pub struct ToolEntry {
     pub extra: Map<String, Value>,
 }
 
+impl ToolEntry {
+    /// The env values the tool declares (`needsSpec.env`) whose spec has a
+    /// `default`, each as the string `ctx.env` carries: what a runtime
+    /// sends for a name no scope sets (protocol 2.5.0). A string default as
+    /// it is, any other as its JSON text; a `null` default is none.
+    ///
+    /// ```
+    /// use kindgi_protocol::ToolEntry;
+    /// use serde_json::json;
+    ///
+    /// let entry: ToolEntry = serde_json::from_value(json!({
+    ///     "id": "acme.post", "version": "1.0.0", "modulePath": "src/post.rs",
+    ///     "input": {"type": "object"}, "output": {"type": "object"},
+    ///     "needsSpec": {"env": {
+    ///         "REGION": {"type": "string", "default": "eu"},
+    ///         "RETRIES": {"type": "integer", "default": 3},
+    ///         "URL": {"type": "string"}
+    ///     }}
+    /// }))?;
+    /// let defaults: Vec<(&str, String)> = entry.env_defaults().collect();
+    /// assert_eq!(defaults, [("REGION", "eu".to_owned()), ("RETRIES", "3".to_owned())]);
+    /// # Ok::<(), serde_json::Error>(())
+    /// ```
+    pub fn env_defaults(&self) -> impl Iterator<Item = (&str, String)> {
+        self.needs_spec
+            .as_ref()
+            .and_then(|needs| needs.get("env"))
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, spec)| {
+                let default = match spec.get("default")? {
+                    Value::Null => return None,
+                    Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                Some((name.as_str(), default))
+            })
+    }
+}
+
 /// A guardrail in the index.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -341,29 +341,13 @@ impl TestPack {
         let Some(tool) = self.state.tools.get(tool_id) else {
             return;
         };
-        let Some(Value::Object(declared)) =
-            tool.entry.needs_spec.as_ref().and_then(|n| n.get("env"))
-        else {
-            return;
-        };
-        for (name, spec) in declared {
-            let given = context
+        for (name, default) in tool.entry.env_defaults() {
+            context
                 .call
                 .env
-                .as_ref()
-                .is_some_and(|e| e.contains_key(name));
-            let default = match spec.get("default") {
-                Some(Value::String(text)) => Some(text.clone()),
-                Some(Value::Null) | None => None,
-                Some(other) => Some(other.to_string()),
-            };
-            if let (false, Some(default)) = (given, default) {
-                context
-                    .call
-                    .env
-                    .get_or_insert_with(Default::default)
-                    .insert(name.clone(), default);
-            }
+                .get_or_insert_with(Default::default)
+                .entry(name.to_owned())
+                .or_insert(default);
         }
     }
 

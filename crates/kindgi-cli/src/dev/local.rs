@@ -159,14 +159,20 @@ impl CallValues {
             .filter(|(app, _)| spec["app"].as_str().is_none_or(|wanted| wanted == app))
     }
 
-    /// Adds to an invoke's `ctx` the secrets and connections its tool
+    /// Adds to an invoke's `ctx` what a runtime would resolve for it and
+    /// the call doesn't carry: the secrets and connections its tool
     /// declares (`needsSpec.secrets`, `needsSpec.connections`) that are
-    /// configured here and that the call doesn't carry. Whether it added any.
+    /// configured here, and the defaults of the env values it declares
+    /// (`needsSpec.env`), as a runtime sends a name no scope sets. Whether
+    /// it added any.
     pub(crate) fn add_to(&self, message: &mut Value, entry: &ToolEntry) -> bool {
         let Some(ctx) = message.get_mut("ctx").and_then(Value::as_object_mut) else {
             return false;
         };
         let mut added = false;
+        for (name, default) in entry.env_defaults() {
+            added |= add(ctx, "env", name, || Value::from(default));
+        }
         for (name, _) in declared(entry, "secrets") {
             if let Some(secret) = self.secrets.get(name) {
                 added |= add(ctx, "secrets", name, || Value::from(secret.expose()));
@@ -306,6 +312,25 @@ mod tests {
             needs_spec: needs.as_object().cloned(),
             ..ToolEntry::default()
         }
+    }
+
+    #[test]
+    fn fills_declared_env_defaults_the_call_lacks() {
+        let values = CallValues::default();
+        let tool = entry(json!({"env": {
+            "REGION": {"type": "string", "default": "eu"},
+            "RETRIES": {"type": "integer", "default": 3},
+            "URL": {"type": "string"}
+        }}));
+        let mut message = json!({"ctx": {"tenantId": "t", "env": {"REGION": "us"}}});
+        assert!(values.add_to(&mut message, &tool));
+        assert_eq!(
+            message["ctx"]["env"],
+            json!({"REGION": "us", "RETRIES": "3"})
+        );
+        let mut full = json!({"ctx": {"env": {"REGION": "us", "RETRIES": "5"}}});
+        assert!(!values.add_to(&mut full, &tool));
+        assert_eq!(full["ctx"]["env"], json!({"REGION": "us", "RETRIES": "5"}));
     }
 
     #[test]
