@@ -299,10 +299,12 @@ async fn tokens_that_match_nothing_are_401() {
         }
         req.send()
     };
+    // The token with its last character changed (to one it isn't).
+    let last = if tok.ends_with('0') { '1' } else { '0' };
     for auth in [
         None,
         Some("Bearer kgi_tf_abc_def".into()),
-        Some(format!("Bearer {}0", &tok[..tok.len() - 1])),
+        Some(format!("Bearer {}{last}", &tok[..tok.len() - 1])),
         Some(tok.clone()),
     ] {
         let answer = common::Answer::of(send(auth.clone()).await.expect("send")).await;
