@@ -90,6 +90,6 @@ pub(crate) async fn run(args: DevArgs) -> anyhow::Result<ExitCode> {
         poll: Duration::from_millis(args.poll_ms.max(50)),
         state_dir: args.state_dir,
     };
-    dev::run(options, crate::signal::shutdown()).await?;
+    dev::run(options, kindgi::shutdown_signal()).await?;
     Ok(ExitCode::SUCCESS)
 }

@@ -19,7 +19,6 @@ mod link;
 mod new_cmd;
 mod out;
 mod runtime_cmd;
-mod signal;
 
 use std::process::ExitCode;
 

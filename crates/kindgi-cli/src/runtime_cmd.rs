@@ -97,7 +97,7 @@ pub(crate) async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
         .with_context(|| format!("Cannot listen on {}:{}", args.host, args.port))?;
     let addr = listener.local_addr()?;
     let serving = runtime.clone();
-    let task = tokio::spawn(serving.serve(listener, crate::signal::shutdown()));
+    let task = tokio::spawn(serving.serve(listener, kindgi::shutdown_signal()));
     // The first line on stdout: what tests and scripts parse.
     let mut line = json!({
         "kind": "listening",

@@ -41,6 +41,7 @@ pub use serde_json;
 pub use service::pack_http;
 pub use service::{
     EnvCheck, InvalidTenantId, InvalidToken, ServeError, ServiceConfig, Token, serve,
+    shutdown_signal,
 };
 pub use source::SourceFile;
 pub use tracing;

@@ -89,7 +89,13 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        server::run(Arc::new(state), listener, open_files, shutdown_signal()).await;
+        server::run(
+            Arc::new(state),
+            listener,
+            open_files,
+            super::shutdown_signal(),
+        )
+        .await;
         ExitCode::SUCCESS
     });
     runtime.shutdown_timeout(Duration::from_millis(100));
@@ -161,27 +167,4 @@ fn install_panic_hook(logger: Arc<Logger>) {
                 ),
         );
     }));
-}
-
-/// Resolves on SIGTERM (or Ctrl-C).
-async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = term.recv() => {}
-                    _ = tokio::signal::ctrl_c() => {}
-                }
-            }
-            Err(_) => {
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
 }

@@ -115,6 +115,31 @@ pub async fn serve(
     Ok(())
 }
 
+/// Resolves on SIGTERM or Ctrl-C (Ctrl-C alone where SIGTERM can't be
+/// watched): what `<pack> serve` stops on, for [`serve`]'s `shutdown`.
+///
+/// ```no_run
+/// # async fn example(pack: kindgi::Pack, config: kindgi::ServiceConfig) -> Result<(), Box<dyn std::error::Error>> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8080").await?;
+/// kindgi::serve(pack, config, listener, kindgi::shutdown_signal()).await?;
+/// # Ok(())
+/// # }
+/// ```
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = tokio::signal::ctrl_c() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
 /// Why [`serve`] served nothing: the problems boot found, each in the words
 /// of the `boot-failed` record.
 #[derive(Debug, Clone, PartialEq, Eq)]
