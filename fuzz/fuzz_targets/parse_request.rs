@@ -1,11 +1,14 @@
 //! `kindgi_protocol::parse_request` on any bytes: never a panic; an error
 //! is one of the three parse codes with the contract's message, and never
 //! echoes a context value (a secret may be there); and the one-pass fast
-//! path agrees with the checked path over `serde_json::Value`.
+//! path agrees with the checked path over `serde_json::Value`, and so does
+//! the lazy read of an invoke, which leaves its input as text.
 
 #![no_main]
 
-use kindgi_protocol::{ErrorCode, Request, parse_request, parse_request_value};
+use kindgi_protocol::{
+    ErrorCode, Request, parse_invoke_lazily, parse_request, parse_request_value,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -34,6 +37,21 @@ fuzz_target!(|data: &[u8]| {
     // exactly as the checked path alone does.
     if let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) {
         assert_eq!(parse_request(data), parse_request_value(value));
+    }
+    // The lazy read of an invoke gives what `parse_request` gives, its
+    // input left as text; or the input's text parses not, and neither
+    // does the body.
+    if let Some(lazy) = parse_invoke_lazily(data) {
+        let input = lazy.input.map_or(Ok(serde_json::Value::Null), serde_json::from_str);
+        match (parse_request(data), input) {
+            (Ok(Request::Invoke(invoke)), Ok(input)) => {
+                assert_eq!(invoke.tool, lazy.tool);
+                assert_eq!(invoke.ctx, lazy.ctx);
+                assert_eq!(invoke.input, input);
+            }
+            (Err(_), Err(_)) => {}
+            (full, input) => panic!("the lazy read disagrees: {full:?} / {input:?}"),
+        }
     }
     // The same bytes always parse the same way.
     assert_eq!(parse_request(data).is_ok(), parse_request(data).is_ok());

@@ -12,15 +12,16 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::{CallContext, Connection, ToolFilesGrant, WaitToken};
-use crate::{CheckInvoke, CheckRef, Request, ToolInvoke, ToolRef};
+use crate::{CheckInvoke, CheckRef, LazyInvoke, Request, ToolInvoke, ToolRef};
 
 /// Reads `body` when it is a well-formed request; `None` when the checked
 /// path must look at it.
 pub(crate) fn parse(body: &[u8]) -> Option<Request> {
-    let message: Message = serde_json::from_slice(body).ok()?;
+    let message: Message<Value> = serde_json::from_slice(body).ok()?;
     if message.v != 2.0 {
         return None;
     }
@@ -55,6 +56,28 @@ pub(crate) fn parse(body: &[u8]) -> Option<Request> {
     }
 }
 
+/// Reads `body` when it is a well-formed invoke, leaving its input as the
+/// JSON text it is in `body`; see [`crate::parse_invoke_lazily`].
+pub(crate) fn parse_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
+    let message: Message<&RawValue> = serde_json::from_slice(body).ok()?;
+    if message.v != 2.0 || message.kind != "invoke" {
+        return None;
+    }
+    let tool = message.tool?;
+    let ctx = message.ctx?;
+    if tool.id.is_empty() || !ctx.settings_are_objects() {
+        return None;
+    }
+    Some(LazyInvoke {
+        tool: ToolRef {
+            id: tool.id,
+            version: tool.version,
+        },
+        input: message.input.map(RawValue::get),
+        ctx: ctx.into_context(),
+    })
+}
+
 /// Deserializes a present field as `T` itself: `null` is refused, where
 /// `Option<T>` would read it as absent.
 fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
@@ -62,9 +85,10 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Optio
 }
 
 /// Every field of either kind of request; unknown fields are skipped, as
-/// the checked path does.
+/// the checked path does. `I` is how the input is read.
 #[derive(Deserialize)]
-struct Message {
+#[serde(bound(deserialize = "I: Deserialize<'de>"))]
+struct Message<I> {
     v: f64,
     kind: String,
     #[serde(default, deserialize_with = "present")]
@@ -73,7 +97,7 @@ struct Message {
     check: Option<Named>,
     // `null` is a tool's input or a check's trace like any other JSON.
     #[serde(default, deserialize_with = "present")]
-    input: Option<Value>,
+    input: Option<I>,
     #[serde(default, deserialize_with = "present")]
     trace: Option<Value>,
     #[serde(default, deserialize_with = "present")]
@@ -159,7 +183,43 @@ mod tests {
             let value: Value = serde_json::from_str(body).expect("JSON");
             assert_eq!(Ok(fast), parse_request_value(value).as_ref(), "{body}");
         }
+        let lazy = parse_lazily(body.as_bytes());
+        match (&fast, &lazy) {
+            (Some(Request::Invoke(fast)), Some(lazy)) => {
+                assert_eq!(fast.tool, lazy.tool, "{body}");
+                assert_eq!(fast.ctx, lazy.ctx, "{body}");
+                let input = lazy.input.map_or(Value::Null, |text| {
+                    serde_json::from_str(text).expect("the input's text")
+                });
+                assert_eq!(fast.input, input, "{body}");
+            }
+            (Some(Request::Invoke(_)), None) | (_, Some(_)) => {
+                panic!("the lazy path disagrees on {body}")
+            }
+            _ => {}
+        }
         fast
+    }
+
+    #[test]
+    fn a_lazy_input_is_the_text_of_the_body() {
+        let body = r#"{"v":2,"kind":"invoke","input": [1, {"a" : "\u00e9"}] ,"tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r"}}"#;
+        let lazy = parse_lazily(body.as_bytes()).expect("an invoke");
+        assert_eq!(lazy.input, Some(r#"[1, {"a" : "\u00e9"}]"#));
+        let absent =
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r"}}"#;
+        assert_eq!(
+            parse_lazily(absent.as_bytes()).expect("an invoke").input,
+            None
+        );
+        // The input's text is checked to be JSON, not read: a number past
+        // f64 passes here, and the checked path refuses the body.
+        let huge = r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"input":1e400,"ctx":{"tenantId":"t","runId":"r"}}"#;
+        assert_eq!(
+            parse_lazily(huge.as_bytes()).expect("an invoke").input,
+            Some("1e400")
+        );
+        assert!(crate::parse_request(huge.as_bytes()).is_err());
     }
 
     #[test]

@@ -130,6 +130,41 @@ pub fn parse_request(body: &[u8]) -> Result<Request, ParseError> {
     parse_request_value(value)
 }
 
+/// A tool invoke whose input is still JSON text: see [`parse_invoke_lazily`].
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct LazyInvoke<'a> {
+    /// The tool called.
+    pub tool: ToolRef,
+    /// The input's JSON text, exactly as it stands in the body (a slice of
+    /// it); `None` when the request has no `input` (it is then `null`).
+    pub input: Option<&'a str>,
+    /// The call's context.
+    pub ctx: CallContext,
+}
+
+/// Reads a well-formed tool invoke without reading its input: the input is
+/// only checked to be one JSON value and is left as its text, for a caller
+/// that can do better with it than build its tree. `None` for anything
+/// else (another kind, a field of the wrong type, a duplicate key, …):
+/// [`parse_request`] then gives the request or its error.
+///
+/// Where it gives `Some`, [`parse_request`] gives the same tool and
+/// context, with the input's text parsed — or, for an input the input
+/// check here lets through but a parse refuses (a number too large for an
+/// `f64`, an escaped lone surrogate), the error of a malformed body.
+///
+/// ```
+/// let body = br#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":{"x": 1},"ctx":{"tenantId":"t","runId":"r"}}"#;
+/// let invoke = kindgi_protocol::parse_invoke_lazily(body).expect("an invoke");
+/// assert_eq!(invoke.tool.id, "a.b");
+/// assert_eq!(invoke.input, Some(r#"{"x": 1}"#));
+/// ```
+#[must_use]
+pub fn parse_invoke_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
+    crate::fast_request::parse_lazily(body)
+}
+
 /// Parses a request already read as JSON. See [`parse_request`].
 ///
 /// # Errors

@@ -12,6 +12,7 @@ mod multiple_of;
 mod order;
 mod pointer;
 mod refs;
+mod screen;
 mod trail;
 mod unique;
 mod validator;

@@ -21,12 +21,17 @@ impl MultipleOf {
         let Some(x) = instance.as_f64().filter(|_| instance.is_number()) else {
             return true;
         };
-        // Ajv: `res = data / divisor; invalid = res !== parseInt(res)`. `parseInt`
-        // reads the printed number, so quotients JavaScript prints with an
-        // exponent (|q| ≥ 1e21) never pass.
-        let quotient = x / self.divisor;
-        quotient.is_finite() && quotient.fract() == 0.0 && quotient.abs() < 1e21
+        is_multiple(x, self.divisor)
     }
+}
+
+/// Whether `x` is a multiple of `divisor` as Ajv finds it.
+pub(crate) fn is_multiple(x: f64, divisor: f64) -> bool {
+    // Ajv: `res = data / divisor; invalid = res !== parseInt(res)`. `parseInt`
+    // reads the printed number, so quotients JavaScript prints with an
+    // exponent (|q| ≥ 1e21) never pass.
+    let quotient = x / divisor;
+    quotient.is_finite() && quotient.fract() == 0.0 && quotient.abs() < 1e21
 }
 
 impl<'i> Keyword<'i> for MultipleOf {

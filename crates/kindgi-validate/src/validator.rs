@@ -13,6 +13,7 @@ use crate::formats;
 use crate::issue::Collector;
 use crate::multiple_of;
 use crate::refs::Refs;
+use crate::screen::{self, Plan};
 
 /// The most issues [`Validator::validate`] reports for one instance.
 pub const MAX_ISSUES: usize = 100;
@@ -85,6 +86,8 @@ pub struct Validator {
     compiled: jsonschema::Validator,
     refs: Refs,
     defaults: Defaults,
+    /// The screen's plan of the schema, when it has one.
+    pub(crate) plan: Option<Plan>,
     /// Made the first time an instance too large for every issue is invalid.
     first_error: OnceLock<Option<FirstError>>,
 }
@@ -123,6 +126,7 @@ impl Validator {
             compiled,
             refs,
             defaults,
+            plan: Plan::new(schema),
             first_error: OnceLock::new(),
         })
     }
@@ -238,6 +242,42 @@ impl Validator {
     #[must_use]
     pub fn is_valid(&self, instance: &Value) -> bool {
         self.compiled.is_valid(instance)
+    }
+
+    /// Checks an instance from its JSON `text`, without building its tree:
+    /// `true` only when the text is one well-formed JSON value that is
+    /// valid, that [`fill_defaults`](Validator::fill_defaults) would leave
+    /// as it is, in which no object repeats a key and every object holding
+    /// a key its schema doesn't declare has its keys in sorted order. Such
+    /// a text reads into any `Deserialize` type exactly as its tree does.
+    ///
+    /// `false` says nothing: the instance may well be valid (the schema
+    /// uses a keyword this check doesn't know, such as `pattern` or
+    /// `allOf`, or the text is one of the cases above). Parse it and use
+    /// [`validate`](Validator::validate) then.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use kindgi_validate::Validator;
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "type": "object",
+    ///     "properties": {"count": {"type": "integer", "maximum": 9}},
+    ///     "required": ["count"]
+    /// }))?;
+    /// assert!(validator.accepts_text(br#"{"count": 3}"#));
+    /// assert!(!validator.accepts_text(br#"{"count": 10}"#));
+    /// // Valid, but a key comes twice: its tree keeps the last value only.
+    /// assert!(!validator.accepts_text(br#"{"count": 3, "count": 4}"#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn accepts_text(&self, text: &[u8]) -> bool {
+        self.plan
+            .as_ref()
+            .is_some_and(|plan| screen::passes(plan, text))
     }
 
     /// Fills missing properties that have a `default` in the schema, as Ajv's

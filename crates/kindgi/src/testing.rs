@@ -314,7 +314,7 @@ impl TestPack {
         };
         let call = tool_response(
             &self.state,
-            invoke,
+            invoke.into(),
             &meta,
             context.cancellation,
             Arc::new(OnceLock::new()),

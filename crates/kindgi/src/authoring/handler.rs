@@ -7,7 +7,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use super::numbers::read_typed;
+use super::input::ToolInput;
 use super::tool::{AsyncFn, BlockingFn, Handler, Outcome, ToolOutput, finish};
 use crate::{ToolContext, ToolError};
 
@@ -76,11 +76,11 @@ where
     E: Into<ToolError> + 'static,
 {
     let handler = Arc::new(handler);
-    Arc::new(move |input, ctx| {
+    Arc::new(move |input: ToolInput, ctx| {
         // The input becomes `I` as the future is made, not as it is first
         // polled: the service makes it off the async worker for a large
         // body. The handler itself is called on the first poll.
-        let typed = read_typed::<I>(input);
+        let typed = input.read::<I>();
         let handler = Arc::clone(&handler);
         Box::pin(async move {
             match typed {
@@ -99,7 +99,7 @@ where
     O: ToolOutput,
     E: Into<ToolError> + 'static,
 {
-    Arc::new(move |input, ctx| match read_typed::<I>(input) {
+    Arc::new(move |input: ToolInput, ctx| match input.read::<I>() {
         Ok(input) => finish(handler(input, ctx)),
         Err(e) => Outcome::BadInput(e.to_string()),
     })

@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::handler::{AsyncHandler, BlockingHandler};
+use super::input::ToolInput;
 use crate::{
     EffectKind, Sandbox, SourceFile, ToolContext, ToolError, input_schema_for, output_schema_for,
 };
@@ -90,10 +91,10 @@ pub(crate) struct Derived {
 }
 
 /// An async handler as the service calls it.
-pub(crate) type AsyncFn = Arc<dyn Fn(Value, ToolContext) -> BoxFuture<Outcome> + Send + Sync>;
+pub(crate) type AsyncFn = Arc<dyn Fn(ToolInput, ToolContext) -> BoxFuture<Outcome> + Send + Sync>;
 
 /// A blocking handler as the service calls it.
-pub(crate) type BlockingFn = Arc<dyn Fn(Value, ToolContext) -> Outcome + Send + Sync>;
+pub(crate) type BlockingFn = Arc<dyn Fn(ToolInput, ToolContext) -> Outcome + Send + Sync>;
 
 /// The type-erased handler the service calls.
 #[derive(Clone)]

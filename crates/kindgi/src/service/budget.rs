@@ -143,43 +143,140 @@ pub(crate) fn document_cost(body: &[u8]) -> usize {
     if body.len() < SMALL_BODY_BYTES {
         return body.len().saturating_mul(SMALL_BODY_FACTOR).max(VALUE_COST);
     }
-    let (mut values, mut entries, mut strings, mut string_bytes) = (1usize, 0usize, 0usize, 0usize);
-    let (mut in_string, mut escaped, mut length) = (false, false, 0usize);
-    for &byte in body {
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if byte == b'\\' {
-                escaped = true;
-            } else if byte == b'"' {
-                in_string = false;
-                strings += usize::from(length > 0);
-                string_bytes += length;
-                continue;
+    let mut count = Count {
+        values: 1,
+        ..Count::default()
+    };
+    let mut rest = body;
+    // Outside a string, then inside one, until the body ends; the scans
+    // jump from quote to quote (and backslash) with `memchr`.
+    while let Some(quote) = memchr::memchr(b'"', rest) {
+        count.structure(&rest[..quote]);
+        rest = &rest[quote + 1..];
+        let mut length = 0usize;
+        loop {
+            match memchr::memchr2(b'"', b'\\', rest) {
+                Some(end) if rest[end] == b'"' => {
+                    length += end;
+                    count.strings += usize::from(length > 0);
+                    count.string_bytes += length;
+                    rest = &rest[end + 1..];
+                    break;
+                }
+                // A backslash and the byte it escapes.
+                Some(backslash) => {
+                    let skipped = (backslash + 2).min(rest.len());
+                    length += skipped;
+                    rest = &rest[skipped..];
+                }
+                // An unterminated string counts nothing more.
+                None => return count.cost(),
             }
-            length += 1;
-            continue;
-        }
-        match byte {
-            b'"' => {
-                in_string = true;
-                length = 0;
-            }
-            b',' | b'[' | b'{' => values += 1,
-            b':' => entries += 1,
-            _ => {}
         }
     }
-    values
-        .saturating_mul(VALUE_COST)
-        .saturating_add(entries.saturating_mul(ENTRY_COST))
-        .saturating_add(strings.saturating_mul(STRING_COST))
-        .saturating_add(string_bytes)
+    count.structure(rest);
+    count.cost()
+}
+
+/// What [`document_cost`] counts.
+#[derive(Default)]
+struct Count {
+    values: usize,
+    entries: usize,
+    strings: usize,
+    string_bytes: usize,
+}
+
+impl Count {
+    /// Counts the separators and brackets of text outside strings.
+    fn structure(&mut self, text: &[u8]) {
+        for &byte in text {
+            self.values += usize::from(matches!(byte, b',' | b'[' | b'{'));
+            self.entries += usize::from(byte == b':');
+        }
+    }
+
+    fn cost(&self) -> usize {
+        self.values
+            .saturating_mul(VALUE_COST)
+            .saturating_add(self.entries.saturating_mul(ENTRY_COST))
+            .saturating_add(self.strings.saturating_mul(STRING_COST))
+            .saturating_add(self.string_bytes)
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte-at-a-time count [`document_cost`] must agree with.
+    fn document_cost_byte_by_byte(body: &[u8]) -> usize {
+        if body.len() < SMALL_BODY_BYTES {
+            return body.len().saturating_mul(SMALL_BODY_FACTOR).max(VALUE_COST);
+        }
+        let mut count = Count {
+            values: 1,
+            ..Count::default()
+        };
+        let (mut in_string, mut escaped, mut length) = (false, false, 0usize);
+        for &byte in body {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if byte == b'\\' {
+                    escaped = true;
+                } else if byte == b'"' {
+                    in_string = false;
+                    count.strings += usize::from(length > 0);
+                    count.string_bytes += length;
+                    continue;
+                }
+                length += 1;
+                continue;
+            }
+            match byte {
+                b'"' => {
+                    in_string = true;
+                    length = 0;
+                }
+                b',' | b'[' | b'{' => count.values += 1,
+                b':' => count.entries += 1,
+                _ => {}
+            }
+        }
+        count.cost()
+    }
+
+    #[test]
+    fn the_jumping_count_is_the_byte_by_byte_count() {
+        let pad = " ".repeat(SMALL_BODY_BYTES);
+        let bodies = [
+            format!(r#"{{"a": [1, "x", {{"b": "\"q\\"}}], "": "", "c": "\u00e9"}}{pad}"#),
+            format!(r#"{pad}["unterminated, {{"#),
+            format!(r#"{pad}["ends in a backslash\"#),
+            format!(r#"{pad}"\"#),
+            format!("{pad}[1,2,{{\"k\":3}}]"),
+        ];
+        for body in &bodies {
+            assert_eq!(
+                document_cost(body.as_bytes()),
+                document_cost_byte_by_byte(body.as_bytes()),
+                "{body}"
+            );
+        }
+        // Quotes, backslashes and brackets in every order.
+        let mut state = 0x9e37_79b9_u32;
+        for _ in 0..200 {
+            let mut body = pad.clone().into_bytes();
+            for _ in 0..300 {
+                state ^= state << 13;
+                state ^= state >> 17;
+                state ^= state << 5;
+                body.push(b"\"\\,[{:a }"[state as usize % 9]);
+            }
+            assert_eq!(document_cost(&body), document_cost_byte_by_byte(&body));
+        }
+    }
 
     #[test]
     fn reservations_stay_within_the_budget_and_are_given_back() {

@@ -12,12 +12,13 @@ use http::{HeaderMap, HeaderName, Method, Request, StatusCode};
 use http_body::Body as _;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use kindgi_protocol::{ErrorCode, ErrorResponse, Request as Message, headers, parse_request};
+use kindgi_protocol::{ErrorCode, ErrorResponse, headers};
 
 use super::admission::{admit, not_serving};
 use super::check::run_check;
 use super::invoke::{Answer, CallMeta, deadline_after, off_worker, run_tool};
 use super::pack_http;
+use super::read::{Read, read};
 use super::state::ServiceState;
 use super::traceparent::trace_ids;
 
@@ -170,7 +171,7 @@ async fn invoke(
         Err(refused) => return refused,
     };
     let started = Instant::now();
-    let message = match off_worker(admitted.large, || parse_request(&admitted.body)) {
+    let message = match off_worker(admitted.large, || read(&state.invoker, &admitted.body)) {
         Ok(message) => message,
         Err(e) => return answer(&state, started, Answer::Message(e.into())),
     };
@@ -185,12 +186,12 @@ async fn invoke(
     };
     let invoker = &state.invoker;
     let outcome = match message {
-        Message::Invoke(call) if !state.admission.tenant_matches(&call.ctx.tenant_id) => {
+        Read::Tool(call) if !state.admission.tenant_matches(&call.ctx.tenant_id) => {
             Answer::TenantMismatch
         }
-        Message::Invoke(call) => run_tool(invoker, call, meta).await,
-        Message::CheckInvoke(call) => run_check(invoker, call, &meta),
-        _ => Answer::Message(
+        Read::Tool(call) => run_tool(invoker, call, meta).await,
+        Read::Check(call) => run_check(invoker, call, &meta),
+        Read::Other => Answer::Message(
             ErrorResponse::new(ErrorCode::UnexpectedMessageKind, "Unknown request kind").into(),
         ),
     };

@@ -7,16 +7,37 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
-use kindgi_protocol::{ErrorCode, ErrorResponse, Issue, Response, ToolInvoke, ToolPause};
-use serde_json::Value;
+use kindgi_protocol::{
+    CallContext, ErrorCode, ErrorResponse, Issue, Response, ToolInvoke, ToolPause, ToolRef,
+};
 
 use super::state::{Invoker, ToolRuntime};
+use crate::authoring::input::ToolInput;
 use crate::authoring::tool::{Handler, Outcome, ReplyValue};
 use crate::error::{cause_of_dyn, cause_of_panic};
 use crate::files::{Files, FilesNotAvailable};
 use crate::log::{CallFacts, Ids, Level, Record};
 use crate::log_events::{CallLog, in_blocking_call, in_call};
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};
+
+/// A tool call as the service runs it: a tool invoke whose input may still
+/// be its text (see [`super::read`]).
+#[derive(Debug)]
+pub(crate) struct ToolCall {
+    pub(crate) tool: ToolRef,
+    pub(crate) input: ToolInput,
+    pub(crate) ctx: CallContext,
+}
+
+impl From<ToolInvoke> for ToolCall {
+    fn from(invoke: ToolInvoke) -> ToolCall {
+        ToolCall {
+            tool: invoke.tool,
+            input: ToolInput::Tree(invoke.input),
+            ctx: invoke.ctx,
+        }
+    }
+}
 
 /// What an invoke answers: a message (200), a tenant refusal (421: the
 /// message's `ctx.tenantId` is not the pinned tenant), or 503 `overloaded`
@@ -166,7 +187,7 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 }
 
 /// Runs a tool call.
-pub(crate) async fn run_tool(state: &Invoker, invoke: ToolInvoke, meta: CallMeta) -> Answer {
+pub(crate) async fn run_tool(state: &Invoker, invoke: ToolCall, meta: CallMeta) -> Answer {
     if let Some(tool) = state.tools.get(&invoke.tool.id)
         && matches!(tool.handler, Handler::Blocking(_))
     {
@@ -211,7 +232,7 @@ pub(crate) async fn run_tool(state: &Invoker, invoke: ToolInvoke, meta: CallMeta
 
 pub(crate) async fn tool_response(
     state: &Invoker,
-    invoke: ToolInvoke,
+    invoke: ToolCall,
     meta: &CallMeta,
     cancellation: Cancellation,
     ended_at: Arc<OnceLock<Instant>>,
@@ -234,21 +255,27 @@ pub(crate) async fn tool_response(
             format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
         );
     }
-    let mut input = invoke.input;
-    let checked = off_worker(meta.large, || {
-        tool.input.fill_defaults(&mut input);
-        tool.input.validate(&input)
-    });
-    if let Err(issues) = checked {
-        return Response::Error(
-            ErrorResponse::new(
-                ErrorCode::InputValidationFailed,
-                format!("Tool \"{id}\" input failed validation"),
-            )
-            .for_tool(id)
-            .with_issues(issues),
-        );
-    }
+    let input = match invoke.input {
+        // Passed its schema's screen as it was read.
+        ToolInput::Text(text) => ToolInput::Text(text),
+        ToolInput::Tree(mut input) => {
+            let checked = off_worker(meta.large, || {
+                tool.input.fill_defaults(&mut input);
+                tool.input.validate(&input)
+            });
+            if let Err(issues) = checked {
+                return Response::Error(
+                    ErrorResponse::new(
+                        ErrorCode::InputValidationFailed,
+                        format!("Tool \"{id}\" input failed validation"),
+                    )
+                    .for_tool(id)
+                    .with_issues(issues),
+                );
+            }
+            ToolInput::Tree(input)
+        }
+    };
     let ctx = context_for(state, tool, invoke.ctx, meta, cancellation.clone());
     let can_pause = ctx.can_pause();
     let outcome = run_handler(state, tool, input, ctx, meta, &cancellation, ended_at).await;
@@ -414,7 +441,7 @@ fn context_for(
 async fn run_handler(
     state: &Invoker,
     tool: &ToolRuntime,
-    input: Value,
+    input: ToolInput,
     ctx: ToolContext,
     meta: &CallMeta,
     cancellation: &Cancellation,

@@ -34,6 +34,7 @@ pub(crate) mod invoke;
 mod limits;
 pub mod pack_http;
 mod process_env;
+mod read;
 mod server;
 pub(crate) mod state;
 mod token;

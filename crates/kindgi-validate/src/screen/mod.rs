@@ -1,0 +1,225 @@
+//! The screen: a valid instance checked straight from its JSON text, with
+//! no tree built, for [`Validator::accepts_text`](crate::Validator::accepts_text).
+//!
+//! It knows the keywords derived schemas use — `type`, `enum`, `const`,
+//! local `$ref`s, `properties`, `required`, `additionalProperties`,
+//! `items`, the length, size and number bounds, `multipleOf`, the formats
+//! checked here, and `anyOf` / `oneOf` whose branches take different kinds
+//! of value — and checks them as the validator does. A schema with any
+//! other keyword has no plan ([`Plan::new`] gives `None`). Where the screen
+//! can't be sure — an invalid value, a default to fill, a repeated key — it
+//! says no, and the caller takes the full path, whose answer then stands:
+//! a "yes" must always be right, a "no" costs only time.
+
+mod number;
+mod plan;
+mod walk;
+
+pub(crate) use plan::Plan;
+
+/// Whether `text` passes `plan`.
+pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
+    walk::passes(plan, text)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::Validator;
+
+    /// `accepts_text` on `text`, checked against the full path: a text it
+    /// passes is valid and has nothing to fill.
+    fn screen(schema: &Value, text: &str) -> bool {
+        let validator = Validator::new(schema).expect("a schema");
+        let passed = validator.accepts_text(text.as_bytes());
+        if passed {
+            let mut value: Value = serde_json::from_str(text).expect("JSON");
+            assert!(validator.validate(&value).is_ok(), "{schema} {text}");
+            let before = value.clone();
+            validator.fill_defaults(&mut value);
+            assert_eq!(before, value, "{schema} {text}");
+        }
+        passed
+    }
+
+    fn order() -> Value {
+        json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "title": "Order",
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "minLength": 1, "maxLength": 4},
+                "count": {"type": "integer", "format": "int64", "minimum": 1, "exclusiveMaximum": 10},
+                "price": {"type": "number", "minimum": 0, "multipleOf": 0.01},
+                "status": {"$ref": "#/$defs/Status"},
+                "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+                "note": {"type": ["string", "null"]},
+                "when": {"type": "string", "format": "date"},
+                "line": {"anyOf": [{"$ref": "#/$defs/Line"}, {"type": "null"}]},
+                "extra": {"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 3}
+            },
+            "required": ["id", "count"],
+            "additionalProperties": false,
+            "$defs": {
+                "Status": {"type": "string", "enum": ["open", "paid"]},
+                "Line": {
+                    "type": "object",
+                    "properties": {"sku": {"type": "string"}, "next": {"$ref": "#/$defs/Line"}},
+                    "required": ["sku"]
+                }
+            }
+        })
+    }
+
+    #[test]
+    fn valid_texts_pass() {
+        let schema = order();
+        for text in [
+            r#"{"id": "a", "count": 3}"#,
+            r#"{"count": 9, "id": "abcd"}"#,
+            r#"{"count": 9, "id": "abcd", "price": 0.25}"#,
+            r#"{"count": 9, "id": "abcd", "status": "paid"}"#,
+            r#"{"count": 9, "id": "abcd", "tags": ["x", "y"]}"#,
+            r#"{"count": 9, "id": "abcd", "note": null}"#,
+            r#"{"count": 9, "id": "abcd", "when": "2026-12-01"}"#,
+            r#"{"count": 9, "id": "abcd", "line": {"sku": "s", "next": {"sku": "t"}}}"#,
+            r#"{"count": 9, "id": "abcd", "extra": {"a": 1, "b": 2}}"#,
+            r#"{"count": 9, "id": "abcd", "price": 0.25, "status": "paid", "tags": ["x", "y"],
+                "note": null, "when": "2026-12-01", "line": {"sku": "s", "next": {"sku": "t"}},
+                "extra": {"a": 1, "b": 2}}"#,
+            r#"{"id": "\u00e9t\u00e9", "count": 5.00, "line": null}"#,
+            r#"  {"id":"a","count":1}  "#,
+        ] {
+            assert!(screen(&schema, text), "{text}");
+        }
+    }
+
+    #[test]
+    fn invalid_texts_do_not() {
+        let schema = order();
+        for text in [
+            r#"{"id": "a"}"#,
+            r#"{"id": "", "count": 3}"#,
+            r#"{"id": "abcde", "count": 3}"#,
+            r#"{"id": "a", "count": 10}"#,
+            r#"{"id": "a", "count": 0}"#,
+            r#"{"id": "a", "count": 2.5}"#,
+            r#"{"id": "a", "count": "3"}"#,
+            r#"{"id": "a", "count": 3, "price": 0.125}"#,
+            r#"{"id": "a", "count": 3, "price": -1}"#,
+            r#"{"id": "a", "count": 3, "status": "shipped"}"#,
+            r#"{"id": "a", "count": 3, "tags": ["x", "y", "z"]}"#,
+            r#"{"id": "a", "count": 3, "tags": [1]}"#,
+            r#"{"id": "a", "count": 3, "when": "2026-13-01"}"#,
+            r#"{"id": "a", "count": 3, "line": {"next": {"sku": "t"}}}"#,
+            r#"{"id": "a", "count": 3, "line": 7}"#,
+            r#"{"id": "a", "count": 3, "other": 1}"#,
+            r#"{"id": "a", "count": 3, "extra": {"a": 1.5}}"#,
+            r#"{"id": "a", "count": 3, "extra": {"a": 1, "b": 2, "c": 3, "d": 4}}"#,
+            r#"[]"#,
+            r#"{"id": "a", "count": 3"#,
+            r#"{"id": "a", "count": 3} x"#,
+            r#"{"id": "a", "count": 1e400}"#,
+            r#"{"id": "\ud800", "count": 3}"#,
+        ] {
+            assert!(!screen(&schema, text), "{text}");
+        }
+    }
+
+    #[test]
+    fn texts_a_tree_would_read_otherwise_do_not() {
+        let schema = order();
+        // A repeated key: the tree keeps the last one.
+        assert!(!screen(&schema, r#"{"id": "a", "count": 3, "count": 4}"#));
+        // A map's keys out of order: a map type would see them in another order.
+        assert!(!screen(
+            &schema,
+            r#"{"id": "a", "count": 3, "extra": {"b": 1, "a": 2}}"#
+        ));
+        assert!(!screen(
+            &schema,
+            r#"{"id": "a", "count": 3, "extra": {"a": 1, "a": 2}}"#
+        ));
+        assert!(screen(
+            &schema,
+            r#"{"id": "a", "count": 3, "extra": {"a": 1, "b": 2}}"#
+        ));
+    }
+
+    #[test]
+    fn a_missing_default_is_left_to_the_full_path() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "loud": {"type": "boolean", "default": false},
+                "level": {"$ref": "#/$defs/Level"}
+            },
+            "$defs": {"Level": {"type": "integer", "default": 3}}
+        });
+        assert!(screen(&schema, r#"{"loud": true, "level": 1}"#));
+        assert!(!screen(&schema, r#"{"level": 1}"#));
+        assert!(!screen(&schema, r#"{"loud": true}"#));
+    }
+
+    #[test]
+    fn numbers_compare_exactly() {
+        let schema = json!({"type": "integer", "maximum": 9007199254740993_u64});
+        assert!(screen(&schema, "9007199254740993"));
+        assert!(!screen(&schema, "9007199254740994"));
+        let schema = json!({"enum": [1, "a", null, true]});
+        for text in ["1", "1.0", "\"a\"", "null", "true"] {
+            assert!(screen(&schema, text), "{text}");
+        }
+        for text in ["2", "\"b\"", "false", "[]"] {
+            assert!(!screen(&schema, text), "{text}");
+        }
+        let schema = json!({"type": "number", "exclusiveMinimum": 0.5});
+        assert!(screen(&schema, "0.5000001"));
+        assert!(!screen(&schema, "0.5"));
+    }
+
+    #[test]
+    fn schemas_with_other_keywords_have_no_plan() {
+        for schema in [
+            json!({"type": "string", "pattern": "^a"}),
+            json!({"allOf": [{"type": "string"}]}),
+            json!({"type": "array", "uniqueItems": true}),
+            json!({"type": "object", "patternProperties": {"^a": {}}}),
+            json!({"not": {"type": "null"}}),
+            json!({"$id": "https://x", "type": "string"}),
+            // Branches that take the same kind of value.
+            json!({"oneOf": [{"type": "integer"}, {"type": "number", "minimum": 3}]}),
+            json!({"anyOf": [{"type": "object"}, {"properties": {"a": {}}}]}),
+            // A required property the schema doesn't declare.
+            json!({"type": "object", "required": ["a"]}),
+        ] {
+            let validator = Validator::new(&schema).expect("a schema");
+            assert!(validator.plan.is_none(), "{schema}");
+        }
+    }
+
+    #[test]
+    fn a_string_of_a_format_not_checked_here_is_left_to_the_full_path() {
+        let schema = json!({"type": ["string", "integer"], "format": "ipv6"});
+        assert!(!screen(&schema, r#""::1""#));
+        // The format judges strings only.
+        assert!(screen(&schema, "7"));
+    }
+
+    #[test]
+    fn reference_cycles_end() {
+        let schema = json!({"$ref": "#"});
+        assert!(!screen(&schema, "1"));
+        let schema = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
+        assert!(!screen(&schema, "1"));
+    }
+
+    #[test]
+    fn deep_texts_end() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        assert!(!screen(&json!({}), &deep));
+        let shallow = format!("{}{}", "[".repeat(100), "]".repeat(100));
+        assert!(screen(&json!({}), &shallow));
+    }
+}

@@ -1,0 +1,500 @@
+//! The schema as the screen reads it: the keywords it knows, compiled into
+//! a graph of nodes. A schema with any keyword outside that set has no plan,
+//! and every instance of it takes the full path.
+
+use std::collections::HashMap;
+
+use serde_json::{Map, Value};
+
+use super::number::Num;
+
+/// Index of a node in [`Plan::nodes`].
+pub(crate) type NodeId = u32;
+
+/// The most nodes a plan holds; a larger schema has none.
+const MAX_NODES: usize = 4096;
+
+/// The most properties one object schema may declare (one bit each).
+pub(crate) const MAX_PROPERTIES: usize = 128;
+
+/// Keywords that only annotate: no instance is judged by them.
+const ANNOTATIONS: [&str; 9] = [
+    "title",
+    "description",
+    "$comment",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$schema",
+    "default",
+];
+
+/// Keywords whose presence anywhere leaves a schema without a plan, as they
+/// change how a `$ref` is resolved.
+const RESOLUTION: [&str; 6] = [
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$recursiveAnchor",
+];
+
+/// The JSON kinds of value, one bit each.
+pub(crate) mod kind {
+    pub(crate) const NULL: u8 = 1;
+    pub(crate) const BOOLEAN: u8 = 2;
+    /// A number with no fraction (JSON Schema's `integer`).
+    pub(crate) const INTEGER: u8 = 4;
+    /// A number with a fraction.
+    pub(crate) const FRACTION: u8 = 8;
+    pub(crate) const STRING: u8 = 16;
+    pub(crate) const ARRAY: u8 = 32;
+    pub(crate) const OBJECT: u8 = 64;
+    pub(crate) const NUMBER: u8 = INTEGER | FRACTION;
+    pub(crate) const ANY: u8 = 127;
+}
+
+/// One schema of the graph.
+#[derive(Debug)]
+pub(crate) enum Node {
+    /// `true` or `{}` (or only annotations): everything passes.
+    Any,
+    /// `false`: nothing passes.
+    Never,
+    /// A schema with keywords to check.
+    Rules(Box<Rules>),
+}
+
+/// What an object schema says of a property it declares.
+#[derive(Debug)]
+pub(crate) struct Property {
+    pub(crate) name: String,
+    pub(crate) node: NodeId,
+    pub(crate) required: bool,
+    /// Its schema has a `default`: an object without it would be filled.
+    pub(crate) defaulted: bool,
+}
+
+/// A string format the screen checks as the validator does.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Format(pub(crate) fn(&str) -> bool);
+
+/// The keywords of one schema.
+#[derive(Debug)]
+pub(crate) struct Rules {
+    /// The kinds `type` allows.
+    pub(crate) kinds: u8,
+    /// `$ref`: schemas the same value must also pass.
+    pub(crate) refs: Vec<NodeId>,
+    /// `anyOf` / `oneOf` whose branches accept disjoint kinds: the value
+    /// passes the one branch that accepts its kind.
+    pub(crate) by_kind: Vec<[Option<NodeId>; 7]>,
+    pub(crate) enumeration: Option<Vec<Value>>,
+    pub(crate) min_length: Option<u64>,
+    pub(crate) max_length: Option<u64>,
+    /// `format`: `None` inside when the validator knows no check of its own
+    /// for it here (the screen then gives up on a string).
+    pub(crate) format: Option<Option<Format>>,
+    pub(crate) minimum: Option<Num>,
+    pub(crate) maximum: Option<Num>,
+    pub(crate) exclusive_minimum: Option<Num>,
+    pub(crate) exclusive_maximum: Option<Num>,
+    pub(crate) multiple_of: Option<f64>,
+    pub(crate) items: Option<NodeId>,
+    pub(crate) min_items: Option<u64>,
+    pub(crate) max_items: Option<u64>,
+    pub(crate) properties: Vec<Property>,
+    /// Each property's name's length and first byte, in the order of
+    /// `properties`: a key is compared in full only with those it matches.
+    pub(crate) keys: Vec<(usize, u8)>,
+    /// `additionalProperties`; `None` allows any.
+    pub(crate) additional: Option<NodeId>,
+    pub(crate) min_properties: Option<u64>,
+    pub(crate) max_properties: Option<u64>,
+}
+
+impl Rules {
+    fn new() -> Rules {
+        Rules {
+            kinds: kind::ANY,
+            refs: Vec::new(),
+            by_kind: Vec::new(),
+            enumeration: None,
+            min_length: None,
+            max_length: None,
+            format: None,
+            minimum: None,
+            maximum: None,
+            exclusive_minimum: None,
+            exclusive_maximum: None,
+            multiple_of: None,
+            items: None,
+            min_items: None,
+            max_items: None,
+            properties: Vec::new(),
+            keys: Vec::new(),
+            additional: None,
+            min_properties: None,
+            max_properties: None,
+        }
+    }
+}
+
+/// A compiled schema.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub(crate) nodes: Vec<Node>,
+    pub(crate) root: NodeId,
+}
+
+impl Plan {
+    /// The plan of `schema`, or `None` when it uses a keyword (or a form of
+    /// one) the screen doesn't check.
+    pub(crate) fn new(schema: &Value) -> Option<Plan> {
+        if mentions_any(schema, &RESOLUTION) {
+            return None;
+        }
+        let mut builder = Builder {
+            root: schema,
+            nodes: Vec::new(),
+            by_pointer: HashMap::new(),
+        };
+        let root = builder.node(schema, "")?;
+        Some(Plan {
+            nodes: builder.nodes,
+            root,
+        })
+    }
+
+    pub(crate) fn node(&self, id: NodeId) -> &Node {
+        // Ids are only made by the builder, below the length.
+        &self.nodes[id as usize]
+    }
+}
+
+struct Builder<'s> {
+    root: &'s Value,
+    nodes: Vec<Node>,
+    /// Nodes made for `$ref` targets, by pointer, so cycles close.
+    by_pointer: HashMap<String, NodeId>,
+}
+
+impl<'s> Builder<'s> {
+    fn push(&mut self, node: Node) -> Option<NodeId> {
+        if self.nodes.len() >= MAX_NODES {
+            return None;
+        }
+        self.nodes.push(node);
+        NodeId::try_from(self.nodes.len() - 1).ok()
+    }
+
+    /// The node of `schema`, found at `pointer` in the root (`""` when it
+    /// is not a `$ref` target and needs no memo).
+    fn node(&mut self, schema: &'s Value, pointer: &str) -> Option<NodeId> {
+        if !pointer.is_empty()
+            && let Some(&id) = self.by_pointer.get(pointer)
+        {
+            return Some(id);
+        }
+        let map = match schema {
+            Value::Bool(true) => return self.push(Node::Any),
+            Value::Bool(false) => return self.push(Node::Never),
+            Value::Object(map) => map,
+            _ => return None,
+        };
+        // Reserved first, so a `$ref` cycle back here finds it.
+        let id = self.push(Node::Any)?;
+        if !pointer.is_empty() {
+            self.by_pointer.insert(pointer.to_owned(), id);
+        }
+        let rules = self.rules(map)?;
+        if let Some(rules) = rules {
+            self.nodes[id as usize] = Node::Rules(Box::new(rules));
+        }
+        Some(id)
+    }
+
+    /// The rules of an object schema; `Some(None)` when it has none to check.
+    fn rules(&mut self, map: &'s Map<String, Value>) -> Option<Option<Rules>> {
+        let mut rules = Rules::new();
+        let mut checks = false;
+        let required = match map.get("required") {
+            None => Vec::new(),
+            Some(Value::Array(names)) => names
+                .iter()
+                .map(|name| name.as_str().map(str::to_owned))
+                .collect::<Option<Vec<_>>>()?,
+            Some(_) => return None,
+        };
+        for (keyword, value) in map {
+            checks |= !matches!(
+                keyword.as_str(),
+                k if ANNOTATIONS.contains(&k) || k == "$defs" || k == "definitions"
+            );
+            match keyword.as_str() {
+                k if ANNOTATIONS.contains(&k) => {}
+                "$defs" | "definitions" => {
+                    // Containers: their schemas count only where referenced.
+                    if !value.is_object() {
+                        return None;
+                    }
+                }
+                "type" => rules.kinds = kinds(value)?,
+                "$ref" => {
+                    let target = value.as_str()?;
+                    rules.refs.push(self.reference(target)?);
+                }
+                "anyOf" | "oneOf" => {
+                    let branches = value.as_array()?;
+                    let dispatch = self.by_kind(branches)?;
+                    rules.by_kind.push(dispatch);
+                }
+                "enum" => {
+                    let values = value.as_array()?;
+                    if values.iter().any(|v| v.is_array() || v.is_object()) {
+                        return None;
+                    }
+                    rules.enumeration = Some(values.clone());
+                }
+                "const" => {
+                    if value.is_array() || value.is_object() {
+                        return None;
+                    }
+                    rules.enumeration = Some(vec![value.clone()]);
+                }
+                "minLength" => rules.min_length = Some(count(value)?),
+                "maxLength" => rules.max_length = Some(count(value)?),
+                "format" => rules.format = Some(format(value.as_str()?)),
+                "minimum" => rules.minimum = Some(number(value)?),
+                "maximum" => rules.maximum = Some(number(value)?),
+                "exclusiveMinimum" => rules.exclusive_minimum = Some(number(value)?),
+                "exclusiveMaximum" => rules.exclusive_maximum = Some(number(value)?),
+                "multipleOf" => {
+                    let divisor = value.as_f64().filter(|d| *d > 0.0)?;
+                    rules.multiple_of = Some(divisor);
+                }
+                "items" => rules.items = Some(self.node(value, "")?),
+                "minItems" => rules.min_items = Some(count(value)?),
+                "maxItems" => rules.max_items = Some(count(value)?),
+                "properties" => {
+                    let declared = value.as_object()?;
+                    if declared.len() > MAX_PROPERTIES {
+                        return None;
+                    }
+                    for (name, schema) in declared {
+                        let node = self.node(schema, "")?;
+                        rules.properties.push(Property {
+                            name: name.clone(),
+                            node,
+                            required: required.contains(name),
+                            defaulted: self.has_default(schema),
+                        });
+                    }
+                }
+                "required" => {}
+                "additionalProperties" => rules.additional = Some(self.node(value, "")?),
+                "minProperties" => rules.min_properties = Some(count(value)?),
+                "maxProperties" => rules.max_properties = Some(count(value)?),
+                _ => return None,
+            }
+        }
+        rules.keys = rules
+            .properties
+            .iter()
+            .map(|p| (p.name.len(), p.name.bytes().next().unwrap_or(0)))
+            .collect();
+        // A required name the schema doesn't declare: left to the full path.
+        if required
+            .iter()
+            .any(|name| !rules.properties.iter().any(|p| &p.name == name))
+        {
+            return None;
+        }
+        Some(checks.then_some(rules))
+    }
+
+    /// The node a local `$ref` leads to.
+    fn reference(&mut self, target: &str) -> Option<NodeId> {
+        let pointer = target.strip_prefix('#')?;
+        if !(pointer.is_empty() || pointer.starts_with('/')) || pointer.contains('%') {
+            return None;
+        }
+        let schema = self.root.pointer(pointer)?;
+        // The root's pointer is "" too: memo it under "#".
+        let key = if pointer.is_empty() { "#" } else { pointer };
+        self.node(schema, key)
+    }
+
+    /// An `anyOf` / `oneOf` whose branches accept kinds no two share.
+    fn by_kind(&mut self, branches: &'s [Value]) -> Option<[Option<NodeId>; 7]> {
+        let mut dispatch = [None; 7];
+        let mut taken = 0u8;
+        for branch in branches {
+            let node = self.node(branch, "")?;
+            let kinds = self.kinds_of(node, 0)?;
+            // Both number kinds go together: a branch for one and a branch
+            // for the other would split on the value's fraction.
+            let kinds = if kinds & kind::NUMBER != 0 {
+                kinds | kind::NUMBER
+            } else {
+                kinds
+            };
+            if kinds & taken != 0 {
+                return None;
+            }
+            taken |= kinds;
+            for (bit, slot) in dispatch.iter_mut().enumerate() {
+                if kinds & (1 << bit) != 0 {
+                    *slot = Some(node);
+                }
+            }
+        }
+        Some(dispatch)
+    }
+
+    /// The kinds a node can accept at most (through its `type`, `enum` and
+    /// `$ref`s); `None` past a depth of references.
+    fn kinds_of(&self, id: NodeId, depth: usize) -> Option<u8> {
+        if depth > 16 {
+            return None;
+        }
+        match &self.nodes[id as usize] {
+            Node::Any => Some(kind::ANY),
+            Node::Never => Some(0),
+            Node::Rules(rules) => {
+                let mut kinds = rules.kinds;
+                if let Some(values) = &rules.enumeration {
+                    kinds &= values.iter().map(kind_of_value).fold(0, |a, b| a | b);
+                }
+                for &target in &rules.refs {
+                    kinds &= self.kinds_of(target, depth + 1)?;
+                }
+                Some(kinds)
+            }
+        }
+    }
+
+    /// Whether a property's schema, or one its `$ref`s lead to, has a
+    /// `default`.
+    fn has_default(&self, schema: &Value) -> bool {
+        let mut seen = 0;
+        let mut current = schema;
+        loop {
+            let Some(map) = current.as_object() else {
+                return false;
+            };
+            if map.contains_key("default") {
+                return true;
+            }
+            let next = map
+                .get("$ref")
+                .and_then(Value::as_str)
+                .and_then(|r| r.strip_prefix('#'))
+                .and_then(|p| self.root.pointer(p));
+            match next {
+                Some(next) if seen < 64 => {
+                    current = next;
+                    seen += 1;
+                }
+                // A chain longer than that is a cycle: count it defaulted,
+                // so the full path fills (or finds) it.
+                Some(_) => return true,
+                None => return false,
+            }
+        }
+    }
+}
+
+/// The kinds of one value.
+fn kind_of_value(value: &Value) -> u8 {
+    match value {
+        Value::Null => kind::NULL,
+        Value::Bool(_) => kind::BOOLEAN,
+        Value::Number(n) => match Num::of(n) {
+            Some(n) if n.is_integral() => kind::INTEGER,
+            _ => kind::FRACTION,
+        },
+        Value::String(_) => kind::STRING,
+        Value::Array(_) => kind::ARRAY,
+        Value::Object(_) => kind::OBJECT,
+    }
+}
+
+/// The kinds a `type` keyword allows.
+fn kinds(value: &Value) -> Option<u8> {
+    let one = |name: &str| {
+        Some(match name {
+            "null" => kind::NULL,
+            "boolean" => kind::BOOLEAN,
+            "integer" => kind::INTEGER,
+            "number" => kind::NUMBER,
+            "string" => kind::STRING,
+            "array" => kind::ARRAY,
+            "object" => kind::OBJECT,
+            _ => return None,
+        })
+    };
+    match value {
+        Value::String(name) => one(name),
+        Value::Array(names) => names
+            .iter()
+            .try_fold(0, |all, name| Some(all | one(name.as_str()?)?)),
+        _ => None,
+    }
+}
+
+/// A non-negative integer keyword (`minLength`, `maxItems`, …).
+fn count(value: &Value) -> Option<u64> {
+    match value {
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f < 9.0e15)
+                .map(|f| f as u64)
+        }),
+        _ => None,
+    }
+}
+
+/// A number keyword (`minimum`, …).
+fn number(value: &Value) -> Option<Num> {
+    match value {
+        Value::Number(n) => Num::of(n),
+        _ => None,
+    }
+}
+
+/// The check of a `format`, as the validator has it: the formats it checks
+/// with its own rules. Other names are left to the full path for strings.
+fn format(name: &str) -> Option<Format> {
+    use crate::formats;
+    let check: fn(&str) -> bool = match name {
+        "date" => formats::date,
+        "time" => |s| formats::time(s, true),
+        "date-time" => |s| formats::date_time(s, true),
+        "iso-time" => |s| formats::time(s, false),
+        "iso-date-time" => |s| formats::date_time(s, false),
+        "email" => formats::email,
+        "hostname" => formats::hostname,
+        "ipv4" => formats::ipv4,
+        "uuid" => formats::uuid,
+        "byte" => formats::byte,
+        "url" => formats::url,
+        "json-pointer-uri-fragment" => formats::json_pointer_uri_fragment,
+        "password" | "binary" | "iri" | "iri-reference" => |_| true,
+        _ => return None,
+    };
+    Some(Format(check))
+}
+
+/// Whether any object in `schema` has one of `keywords` as a key.
+fn mentions_any(schema: &Value, keywords: &[&str]) -> bool {
+    match schema {
+        Value::Object(map) => map
+            .iter()
+            .any(|(k, v)| keywords.contains(&k.as_str()) || mentions_any(v, keywords)),
+        Value::Array(items) => items.iter().any(|v| mentions_any(v, keywords)),
+        _ => false,
+    }
+}

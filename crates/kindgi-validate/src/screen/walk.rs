@@ -1,0 +1,406 @@
+//! The walk: one pass over the text with serde_json's own parser, each
+//! value checked against the schemas that apply to it as it is read. No
+//! tree is built and nothing is allocated but an escaped key.
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+use super::number::Num;
+use super::plan::{MAX_PROPERTIES, Node, NodeId, Plan, Rules, kind};
+
+/// The most schemas one value may be checked against at once (through
+/// `$ref`s and branches); past it, the screen gives up.
+const MAX_SCHEMAS: usize = 8;
+
+/// Why the walk stopped early; every reason means "not passed".
+#[derive(Debug)]
+struct Stop;
+
+impl fmt::Display for Stop {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("not passed")
+    }
+}
+
+/// Whether `text` passes `plan` (see [`crate::Validator::accepts_text`]).
+pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
+    // Read as `str`, checked once here rather than string by string.
+    let Ok(text) = std::str::from_utf8(text) else {
+        return false;
+    };
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let walk = Walk {
+        plan,
+        schemas: Schemas::one(plan.root),
+    };
+    walk.deserialize(&mut reader).is_ok() && reader.end().is_ok()
+}
+
+/// Schemas a value must pass, every one.
+#[derive(Clone, Copy)]
+struct Schemas {
+    ids: [NodeId; MAX_SCHEMAS],
+    len: usize,
+}
+
+impl Schemas {
+    const NONE: Schemas = Schemas {
+        ids: [0; MAX_SCHEMAS],
+        len: 0,
+    };
+
+    fn one(id: NodeId) -> Schemas {
+        let mut schemas = Schemas::NONE;
+        schemas.ids[0] = id;
+        schemas.len = 1;
+        schemas
+    }
+
+    fn push(&mut self, id: NodeId) -> Result<(), Stop> {
+        let slot = self.ids.get_mut(self.len).ok_or(Stop)?;
+        *slot = id;
+        self.len += 1;
+        Ok(())
+    }
+}
+
+/// The rules that apply to a value of a known kind.
+struct Applying<'p> {
+    rules: [Option<&'p Rules>; MAX_SCHEMAS],
+    len: usize,
+}
+
+impl<'p> Applying<'p> {
+    fn iter(&self) -> impl Iterator<Item = &'p Rules> + '_ {
+        self.rules[..self.len].iter().flatten().copied()
+    }
+}
+
+/// The seed that checks one value.
+struct Walk<'p> {
+    plan: &'p Plan,
+    schemas: Schemas,
+}
+
+impl<'p> Walk<'p> {
+    /// The rules of every schema that applies to a value of `kind`, through
+    /// `$ref`s and branches; `Stop` when one of them refuses the kind.
+    fn applying(&self, kind: u8) -> Result<Applying<'p>, Stop> {
+        let mut applying = Applying {
+            rules: [None; MAX_SCHEMAS],
+            len: 0,
+        };
+        // Most values have one schema, with nothing to follow.
+        if self.schemas.len == 1
+            && let Node::Rules(rules) = self.plan.node(self.schemas.ids[0])
+            && rules.refs.is_empty()
+            && rules.by_kind.is_empty()
+        {
+            if !takes(rules, kind) {
+                return Err(Stop);
+            }
+            applying.rules[0] = Some(rules);
+            applying.len = 1;
+            return Ok(applying);
+        }
+        let mut pending = self.schemas;
+        let mut steps = 0;
+        while pending.len > 0 {
+            pending.len -= 1;
+            let id = pending.ids[pending.len];
+            steps += 1;
+            if steps > 64 {
+                return Err(Stop);
+            }
+            match self.plan.node(id) {
+                Node::Any => {}
+                Node::Never => return Err(Stop),
+                Node::Rules(rules) => {
+                    if !takes(rules, kind) {
+                        return Err(Stop);
+                    }
+                    let slot = applying.rules.get_mut(applying.len).ok_or(Stop)?;
+                    *slot = Some(rules);
+                    applying.len += 1;
+                    for &target in &rules.refs {
+                        pending.push(target)?;
+                    }
+                    for dispatch in &rules.by_kind {
+                        let branch = dispatch[kind.trailing_zeros() as usize].ok_or(Stop)?;
+                        pending.push(branch)?;
+                    }
+                }
+            }
+        }
+        Ok(applying)
+    }
+
+    fn scalar(
+        &self,
+        kind: u8,
+        equals: impl Fn(&Value) -> Option<bool>,
+    ) -> Result<Applying<'p>, Stop> {
+        let applying = self.applying(kind)?;
+        for rules in applying.iter() {
+            if let Some(values) = &rules.enumeration
+                && !values.iter().any(|v| equals(v) == Some(true))
+            {
+                return Err(Stop);
+            }
+        }
+        Ok(applying)
+    }
+
+    fn number(self, n: Num) -> Result<(), Stop> {
+        let kind = if n.is_integral() {
+            kind::INTEGER
+        } else {
+            kind::FRACTION
+        };
+        let applying = self.scalar(kind, |v| match v {
+            Value::Number(e) => Some(Num::of(e)?.compare(n)? == Ordering::Equal),
+            _ => Some(false),
+        })?;
+        for rules in applying.iter() {
+            let at_least = |limit: Option<Num>, pass: fn(Ordering) -> bool| match limit {
+                None => Ok(()),
+                Some(limit) => match n.compare(limit) {
+                    Some(order) if pass(order) => Ok(()),
+                    _ => Err(Stop),
+                },
+            };
+            at_least(rules.minimum, Ordering::is_ge)?;
+            at_least(rules.maximum, Ordering::is_le)?;
+            at_least(rules.exclusive_minimum, Ordering::is_gt)?;
+            at_least(rules.exclusive_maximum, Ordering::is_lt)?;
+            if let Some(divisor) = rules.multiple_of
+                && !crate::multiple_of::is_multiple(n.as_f64(), divisor)
+            {
+                return Err(Stop);
+            }
+        }
+        Ok(())
+    }
+
+    fn string(self, s: &str) -> Result<(), Stop> {
+        let applying = self.scalar(kind::STRING, |v| Some(v.as_str() == Some(s)))?;
+        let mut length = None;
+        for rules in applying.iter() {
+            if rules.min_length.is_some() || rules.max_length.is_some() {
+                let chars = *length.get_or_insert_with(|| s.chars().count() as u64);
+                if rules.min_length.is_some_and(|min| chars < min)
+                    || rules.max_length.is_some_and(|max| chars > max)
+                {
+                    return Err(Stop);
+                }
+            }
+            match rules.format {
+                None => {}
+                Some(Some(format)) if (format.0)(s) => {}
+                Some(_) => return Err(Stop),
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Walk<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+/// `Stop` as the parser's error.
+fn stop<E: de::Error>(_: Stop) -> E {
+    E::custom(Stop)
+}
+
+impl<'de> Visitor<'de> for Walk<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.scalar(kind::NULL, |v| Some(v.is_null()))
+            .map(drop)
+            .map_err(stop)
+    }
+
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
+        self.scalar(kind::BOOLEAN, |v| Some(v.as_bool() == Some(b)))
+            .map(drop)
+            .map_err(stop)
+    }
+
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+        self.number(Num::Unsigned(n)).map_err(stop)
+    }
+
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+        self.number(Num::Signed(n)).map_err(stop)
+    }
+
+    fn visit_f64<E: de::Error>(self, f: f64) -> Result<(), E> {
+        self.number(Num::Float(f)).map_err(stop)
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.string(s).map_err(stop)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let applying = self.applying(kind::ARRAY).map_err(stop)?;
+        let mut items = Schemas::NONE;
+        for rules in applying.iter() {
+            if let Some(id) = rules.items {
+                items.push(id).map_err(stop)?;
+            }
+        }
+        let mut count = 0u64;
+        while seq
+            .next_element_seed(Walk {
+                plan: self.plan,
+                schemas: items,
+            })?
+            .is_some()
+        {
+            count += 1;
+        }
+        for rules in applying.iter() {
+            if rules.min_items.is_some_and(|min| count < min)
+                || rules.max_items.is_some_and(|max| count > max)
+            {
+                return Err(stop(Stop));
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let applying = self.applying(kind::OBJECT).map_err(stop)?;
+        // Which declared properties came, per applying schema.
+        let mut seen = [0u128; MAX_SCHEMAS];
+        let mut count = 0u64;
+        let mut undeclared = false;
+        let mut ascending = true;
+        let mut previous: Option<Cow<'de, str>> = None;
+        while let Some(key) = map.next_key_seed(Key)? {
+            count += 1;
+            let mut values = Schemas::NONE;
+            let mut known = false;
+            for (rules, seen) in applying.iter().zip(seen.iter_mut()) {
+                match declared(rules, &key) {
+                    Some(index) => {
+                        let bit = 1u128 << index;
+                        if *seen & bit != 0 {
+                            // A repeated key: its tree keeps the last value only.
+                            return Err(stop(Stop));
+                        }
+                        *seen |= bit;
+                        known = true;
+                        values.push(rules.properties[index].node).map_err(stop)?;
+                    }
+                    None => {
+                        if let Some(id) = rules.additional {
+                            values.push(id).map_err(stop)?;
+                        }
+                    }
+                }
+            }
+            undeclared |= !known;
+            if ascending
+                && let Some(previous) = &previous
+                && !before(previous, &key)
+            {
+                ascending = false;
+            }
+            previous = Some(key);
+            map.next_value_seed(Walk {
+                plan: self.plan,
+                schemas: values,
+            })?;
+        }
+        // A map type read from the text sees its keys in the text's order,
+        // from the tree in sorted order (and a repeated key twice): only
+        // objects whose keys are all declared, or sorted, pass.
+        if undeclared && !ascending {
+            return Err(stop(Stop));
+        }
+        for (rules, seen) in applying.iter().zip(seen.iter()) {
+            for (index, property) in rules.properties.iter().enumerate() {
+                let present = seen & (1u128 << index) != 0;
+                if !present && (property.required || property.defaulted) {
+                    return Err(stop(Stop));
+                }
+            }
+            if rules.min_properties.is_some_and(|min| count < min)
+                || rules.max_properties.is_some_and(|max| count > max)
+            {
+                return Err(stop(Stop));
+            }
+        }
+        Ok(())
+    }
+}
+
+const _: () = assert!(MAX_PROPERTIES <= 128, "one bit a property in a u128");
+
+/// Whether `rules` can take a value of `kind` at all: its `type` allows
+/// it, and no `enum` (of scalars only) rules an array or object out.
+fn takes(rules: &Rules, kind: u8) -> bool {
+    rules.kinds & kind != 0
+        && !(rules.enumeration.is_some() && kind & (kind::ARRAY | kind::OBJECT) != 0)
+}
+
+/// The index of `key` among the properties `rules` declares.
+fn declared(rules: &Rules, key: &str) -> Option<usize> {
+    let first = key.bytes().next().unwrap_or(0);
+    rules
+        .keys
+        .iter()
+        .zip(&rules.properties)
+        .position(|(&(len, byte), p)| len == key.len() && byte == first && p.name == key)
+}
+
+/// Whether `a` sorts strictly before `b`, as a tree's keys are sorted.
+fn before(a: &str, b: &str) -> bool {
+    match (a.as_bytes().first(), b.as_bytes().first()) {
+        (Some(x), Some(y)) if x != y => x < y,
+        _ => a < b,
+    }
+}
+
+/// An object's key, borrowed from the text unless it had escapes.
+struct Key;
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Key {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
+    }
+
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(s.to_owned()))
+    }
+}

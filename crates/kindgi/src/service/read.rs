@@ -1,0 +1,73 @@
+//! Reading an invoke's body. A tool invoke's input is left as its text
+//! when the tool's input schema passes it as text
+//! ([`kindgi_validate::Validator::accepts_text`]): the handler then reads
+//! its type from the text, and no tree of the input is ever built. Every
+//! other body is read as [`parse_request`] reads it, and answered the same.
+
+use bytes::Bytes;
+use kindgi_protocol::{CheckInvoke, ParseError, Request, parse_invoke_lazily, parse_request};
+use serde_json::Value;
+
+use super::invoke::ToolCall;
+use super::state::Invoker;
+use crate::authoring::input::ToolInput;
+
+/// A request, read.
+#[derive(Debug)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "made once a call and matched at once: a box would cost an allocation a call"
+)]
+pub(crate) enum Read {
+    /// A tool invoke.
+    Tool(ToolCall),
+    /// A check invoke.
+    Check(CheckInvoke),
+    /// A request of a kind this service doesn't run.
+    Other,
+}
+
+/// Reads `body`, as [`parse_request`] would, but for where a tool's input
+/// is kept as text.
+///
+/// # Errors
+///
+/// [`parse_request`]'s, for every body it refuses.
+pub(crate) fn read(invoker: &Invoker, body: &Bytes) -> Result<Read, ParseError> {
+    let Some(lazy) = parse_invoke_lazily(body) else {
+        return parse_request(body).map(from_request);
+    };
+    let input = match lazy.input {
+        None => ToolInput::Tree(Value::Null),
+        Some(text) => {
+            let passes = invoker
+                .tools
+                .get(&lazy.tool.id)
+                .is_some_and(|tool| tool.input.accepts_text(text.as_bytes()));
+            if passes {
+                ToolInput::Text(body.slice_ref(text.as_bytes()))
+            } else {
+                match serde_json::from_str(text) {
+                    Ok(value) => ToolInput::Tree(value),
+                    // Checked to be JSON but not readable as a tree (a
+                    // number too large, a lone surrogate): the checked
+                    // path's own answer.
+                    Err(_) => return parse_request(body).map(from_request),
+                }
+            }
+        }
+    };
+    Ok(Read::Tool(ToolCall {
+        tool: lazy.tool,
+        input,
+        ctx: lazy.ctx,
+    }))
+}
+
+fn from_request(request: Request) -> Read {
+    match request {
+        Request::Invoke(invoke) => Read::Tool(invoke.into()),
+        Request::CheckInvoke(check) => Read::Check(check),
+        _ => Read::Other,
+    }
+}

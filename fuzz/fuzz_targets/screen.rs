@@ -1,0 +1,146 @@
+//! `Validator::accepts_text` against the full path: the screen reads an
+//! instance's text, the full path its tree. Whatever the schema and the
+//! text, a text the screen passes parses, is valid, has no default to
+//! fill and no repeated key — the full path would have run the call with
+//! the very same input. Never a panic or a hang.
+
+#![no_main]
+
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::OnceLock;
+
+use kindgi_validate::Validator;
+use libfuzzer_sys::fuzz_target;
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Value, json};
+
+/// Schemas the screen has a plan for: the shapes derived schemas take.
+fn schemas() -> &'static [Validator] {
+    static SCHEMAS: OnceLock<Vec<Validator>> = OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        [
+            json!({
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string", "minLength": 1, "maxLength": 4},
+                    "count": {"type": "integer", "format": "int64", "minimum": 1, "exclusiveMaximum": 10},
+                    "price": {"type": "number", "minimum": 0, "multipleOf": 0.01},
+                    "status": {"$ref": "#/$defs/Status"},
+                    "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+                    "note": {"type": ["string", "null"], "default": null},
+                    "when": {"type": "string", "format": "date-time"},
+                    "line": {"anyOf": [{"$ref": "#/$defs/Line"}, {"type": "null"}]},
+                    "extra": {"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 3}
+                },
+                "required": ["id", "count"],
+                "additionalProperties": false,
+                "$defs": {
+                    "Status": {"type": "string", "enum": ["open", "paid"]},
+                    "Line": {
+                        "type": "object",
+                        "properties": {"sku": {"type": "string"}, "next": {"$ref": "#/$defs/Line"}},
+                        "required": ["sku"]
+                    }
+                }
+            }),
+            json!({"enum": [1, 2.5, "a", null, true, 1e300]}),
+            json!({"type": "array", "items": {"type": "number", "maximum": 9007199254740993_u64, "minimum": -1.5}, "minItems": 1}),
+            json!({"oneOf": [{"type": "string", "format": "email"}, {"type": "integer", "multipleOf": 3}, {"type": "array"}]}),
+            json!({"type": "object", "properties": {"a": {"default": {"b": 1}, "type": "object", "properties": {"b": {"default": 2}}}}}),
+            json!({}),
+            json!(true),
+            json!(false),
+        ]
+        .iter()
+        .filter_map(|s| Validator::new(s).ok())
+        .collect()
+    })
+}
+
+/// Whether a text repeats a key in one of its objects.
+struct Repeats<'a>(&'a mut bool);
+
+impl<'de> DeserializeSeed<'de> for Repeats<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Repeats<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("JSON")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Repeats(&mut *self.0))?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut keys = HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !keys.insert(key) {
+                *self.0 = true;
+            }
+            map.next_value_seed(Repeats(&mut *self.0))?;
+        }
+        Ok(())
+    }
+}
+
+fn check(validator: &Validator, text: &[u8]) {
+    if !validator.accepts_text(text) {
+        return;
+    }
+    let mut tree: Value = serde_json::from_slice(text).expect("a text the screen passed parses");
+    if let Err(issues) = validator.validate(&tree) {
+        panic!("the screen passed an invalid text: {issues:?}");
+    }
+    let before = tree.clone();
+    validator.fill_defaults(&mut tree);
+    assert_eq!(before, tree, "the screen passed a text with a default to fill");
+    let mut repeats = false;
+    let mut reader = serde_json::Deserializer::from_slice(text);
+    Repeats(&mut repeats).deserialize(&mut reader).expect("JSON");
+    assert!(!repeats, "the screen passed a text with a repeated key");
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    if mode % 4 != 0 {
+        // A schema with a plan and an arbitrary text.
+        let schemas = schemas();
+        check(&schemas[usize::from(mode) % schemas.len()], rest);
+        return;
+    }
+    // An arbitrary schema, NUL, an arbitrary text.
+    let split = rest.iter().position(|&b| b == 0).unwrap_or(rest.len());
+    let (schema, text) = (&rest[..split], rest.get(split + 1..).unwrap_or_default());
+    let Ok(schema) = serde_json::from_slice::<Value>(schema) else {
+        return;
+    };
+    if let Ok(validator) = Validator::new(&schema) {
+        check(&validator, text);
+    }
+});
