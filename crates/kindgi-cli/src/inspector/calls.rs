@@ -1,0 +1,448 @@
+//! What the page asks the inspector to do: call a tool, run a check,
+//! answer a paused call, read a stored file. Each call goes to the pack
+//! service as a runtime sends it, its grants opened on the dev runtime,
+//! and comes back with the exact request and response.
+//!
+//! The request shown leaves out the credentials the inspector added (the
+//! files token, the wait link) and the service token: the page only ever
+//! sees what it was given.
+
+use std::time::{Duration, Instant};
+
+use http::{Response, StatusCode};
+use kindgi_protocol::headers;
+use kindgi_protocol::idempotency::idempotency_key;
+use kindgi_runtime::OpenCall;
+use serde_json::{Map, Value, json};
+
+use super::routes::{InspectorBody, error, json_answer};
+use super::{Inspector, Paused};
+
+/// What stands in for a credential in a shown request.
+const HIDDEN: &str = "(kept by the inspector)";
+
+/// The deadline of a call unless the page names one.
+const DEFAULT_TIMEOUT_MS: u64 = 120_000;
+
+/// A fresh random id with `prefix`.
+fn fresh_id(prefix: &str) -> String {
+    format!("{prefix}_{}", crate::dev::random_token())
+}
+
+/// What a service answered: its status, the time it took, its body.
+struct Answer {
+    status: u16,
+    duration_ms: u64,
+    body: Value,
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+    value[key]
+        .as_str()
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+/// The key of a call of `toolId` at `step` in `runId`, as a runtime
+/// derives it.
+fn key_of(body: &Value, tool_id: &str) -> Option<String> {
+    let run = text(&body["ctx"], "runId").or_else(|| text(body, "runId"))?;
+    let step = text(body, "step").unwrap_or_else(|| "inspector".to_owned());
+    let model = text(body, "modelCallId");
+    Some(idempotency_key(&run, &step, tool_id, model.as_deref()).to_string())
+}
+
+impl Inspector {
+    /// `POST /inspector/api/key`: `{runId, step, toolId, modelCallId}` →
+    /// `{idempotencyKey}`.
+    pub(super) fn key(&self, body: &Value) -> Response<InspectorBody> {
+        let Some(tool) = text(body, "toolId") else {
+            return error(StatusCode::BAD_REQUEST, "toolId is required");
+        };
+        match key_of(body, &tool) {
+            Some(key) => json_answer(StatusCode::OK, &json!({ "idempotencyKey": key })),
+            None => error(StatusCode::BAD_REQUEST, "runId is required"),
+        }
+    }
+
+    /// Posts `message` to the service's `/v1/invoke`.
+    async fn invoke(&self, message: &Value, request_id: &str, timeout_ms: u64) -> Answer {
+        let started = Instant::now();
+        let mut request = self
+            .http
+            .post(format!("{}/v1/invoke", self.target.url))
+            .header(headers::PACK_TOKEN, self.target.token.expose())
+            .header(headers::REQUEST_ID, request_id)
+            .header(headers::TIMEOUT_MS, timeout_ms.to_string())
+            .timeout(Duration::from_millis(timeout_ms.saturating_add(10_000)))
+            .json(message);
+        if let Some(run) = message["ctx"]["runId"].as_str() {
+            request = request.header(headers::RUN_ID, run);
+        }
+        if let Some(tenant) = message["ctx"]["tenantId"].as_str() {
+            request = request.header(headers::TENANT_ID, tenant);
+        }
+        let (status, body) = match request.send().await {
+            Ok(response) => {
+                let status = response.status().as_u16();
+                let bytes = response.bytes().await.unwrap_or_default();
+                let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| {
+                    Value::String(String::from_utf8_lossy(&bytes).into_owned())
+                });
+                (status, body)
+            }
+            Err(e) => (
+                0,
+                json!({"error": format!("Could not reach the pack service at {}: {e}", self.target.url)}),
+            ),
+        };
+        Answer {
+            status,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            body,
+        }
+    }
+
+    /// The request as the page may see it.
+    fn shown_request(&self, message: &Value, request_id: &str, timeout_ms: u64) -> Value {
+        let mut shown = message.clone();
+        if let Some(ctx) = shown["ctx"].as_object_mut() {
+            if let Some(files) = ctx.get_mut("toolFiles").and_then(Value::as_object_mut) {
+                files.insert("token".into(), HIDDEN.into());
+            }
+            if let Some(wait) = ctx.get_mut("waitToken").and_then(Value::as_object_mut) {
+                wait.insert("url".into(), HIDDEN.into());
+            }
+        }
+        let mut sent_headers = json!({
+            "content-type": "application/json",
+            (headers::PACK_TOKEN): "$KINDGI_SERVICE_TOKEN",
+            (headers::REQUEST_ID): request_id,
+            (headers::TIMEOUT_MS): timeout_ms.to_string(),
+        });
+        for (header, key) in [(headers::RUN_ID, "runId"), (headers::TENANT_ID, "tenantId")] {
+            if let Some(value) = message["ctx"][key].as_str() {
+                sent_headers[header] = value.into();
+            }
+        }
+        json!({
+            "method": "POST",
+            "url": format!("{}/v1/invoke", self.target.url),
+            "headers": sent_headers,
+            "body": shown,
+        })
+    }
+
+    /// `POST /inspector/api/call`: `{toolId, input, ctx, step,
+    /// modelCallId, idempotencyKey, timeoutMs}`.
+    pub(super) async fn call(&self, body: Value) -> Response<InspectorBody> {
+        let Some(tool_id) = text(&body, "toolId") else {
+            return error(StatusCode::BAD_REQUEST, "toolId is required");
+        };
+        let mut ctx = body["ctx"].as_object().cloned().unwrap_or_default();
+        for key in ["tenantId", "runId"] {
+            if text(&body["ctx"], key).is_none() {
+                return error(StatusCode::BAD_REQUEST, &format!("ctx.{key} is required"));
+            }
+        }
+        // Empty groups are left out, as a runtime leaves them out.
+        ctx.retain(|_, v| !(v.is_null() || v.as_object().is_some_and(Map::is_empty) || v == ""));
+        let key = text(&body, "idempotencyKey").or_else(|| key_of(&body, &tool_id));
+        if let Some(key) = &key {
+            ctx.insert("idempotencyKey".into(), key.clone().into());
+        }
+        let timeout_ms = body["timeoutMs"]
+            .as_u64()
+            .unwrap_or(DEFAULT_TIMEOUT_MS)
+            .max(1);
+        let entry = self
+            .state()
+            .index
+            .and_then(|index| index.tools.iter().find(|t| t.id == tool_id).cloned());
+        let ctx_text = |name: &str| ctx.get(name).and_then(Value::as_str).map(str::to_owned);
+        let mut opened = None;
+        if let Some(entry) = entry.filter(|e| e.pauses || e.stores_files || e.reads_files) {
+            let open = OpenCall {
+                run_id: ctx_text("runId").unwrap_or_default(),
+                tenant_id: ctx_text("tenantId").unwrap_or_default(),
+                project_id: ctx_text("projectId"),
+                tool_id: tool_id.clone(),
+                idempotency_key: key.clone(),
+                store: entry.stores_files && key.is_some(),
+                read: entry.reads_files,
+                pauses: entry.pauses,
+                deadline_ms: Some(timeout_ms),
+                output_schema: Some(entry.output.clone()).filter(|s| !s.is_null()),
+            };
+            match self.runtime.open_call(open).await {
+                Ok(Ok(grant)) => {
+                    if let Some(files) = &grant.tool_files {
+                        ctx.insert(
+                            "toolFiles".into(),
+                            serde_json::to_value(files).unwrap_or_default(),
+                        );
+                    }
+                    if let Some(wait) = &grant.wait_token {
+                        ctx.insert(
+                            "waitToken".into(),
+                            serde_json::to_value(wait).unwrap_or_default(),
+                        );
+                    }
+                    opened = Some(grant);
+                }
+                Ok(Err(refusal)) => {
+                    return error(
+                        StatusCode::CONFLICT,
+                        &format!("The dev runtime refused the call: {refusal:?}"),
+                    );
+                }
+                Err(e) => {
+                    return error(
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        &format!("The dev runtime failed: {e}"),
+                    );
+                }
+            }
+        }
+        let message = json!({
+            "v": 2,
+            "kind": "invoke",
+            "tool": {"id": tool_id},
+            "input": body.get("input").cloned().unwrap_or_else(|| json!({})),
+            "ctx": ctx,
+        });
+        let request_id = fresh_id("insp");
+        let answer = self.invoke(&message, &request_id, timeout_ms).await;
+        let call_id = opened
+            .as_ref()
+            .map_or_else(|| fresh_id("call"), |g| g.call_id.clone());
+        let mut pause = Value::Null;
+        if let Some(grant) = &opened {
+            if answer.body["kind"] == "pause" {
+                let name = text(&answer.body, "name");
+                let _ = self
+                    .runtime
+                    .pause(
+                        &grant.call_id,
+                        answer.body["timeoutMs"].as_u64(),
+                        name.clone(),
+                    )
+                    .await;
+                if let (Some(wait), Ok(mut paused)) = (&grant.wait_token, self.paused.lock()) {
+                    paused.insert(
+                        grant.call_id.clone(),
+                        Paused {
+                            wait_id: wait.id.clone(),
+                            link: wait.url.clone(),
+                            request_id: request_id.clone(),
+                        },
+                    );
+                }
+                pause = json!({
+                    "name": name,
+                    "timeoutMs": answer.body["timeoutMs"],
+                    "outputSchema": entry_output(self, &tool_id),
+                });
+            }
+            let _ = self.runtime.answer_call(&grant.call_id).await;
+        }
+        let outcome = json!({
+            "callId": call_id,
+            "toolId": tool_id,
+            "requestId": request_id,
+            "idempotencyKey": key,
+            "durationMs": answer.duration_ms,
+            "request": self.shown_request(&message, &request_id, timeout_ms),
+            "response": {"status": answer.status, "body": answer.body},
+            "pause": pause,
+            "call": {
+                "toolId": tool_id,
+                "input": message["input"],
+                "ctx": body["ctx"],
+                "step": body["step"],
+                "modelCallId": body["modelCallId"],
+                "timeoutMs": timeout_ms,
+            },
+        });
+        self.history.add(&outcome).await;
+        json_answer(StatusCode::OK, &outcome)
+    }
+
+    /// `POST /inspector/api/check`: `{checkId, config, trace}`.
+    pub(super) async fn check(&self, body: &Value) -> Response<InspectorBody> {
+        let Some(check_id) = text(body, "checkId") else {
+            return error(StatusCode::BAD_REQUEST, "checkId is required");
+        };
+        let message = json!({
+            "v": 2,
+            "kind": "check-invoke",
+            "check": {"id": check_id},
+            "config": body.get("config").cloned().unwrap_or_else(|| json!({})),
+            "trace": body.get("trace").cloned().unwrap_or_else(|| json!({})),
+        });
+        let request_id = fresh_id("insp");
+        let answer = self.invoke(&message, &request_id, DEFAULT_TIMEOUT_MS).await;
+        json_answer(
+            StatusCode::OK,
+            &json!({
+                "checkId": check_id,
+                "requestId": request_id,
+                "durationMs": answer.duration_ms,
+                "request": self.shown_request(&message, &request_id, DEFAULT_TIMEOUT_MS),
+                "response": {"status": answer.status, "body": answer.body},
+            }),
+        )
+    }
+
+    /// `POST /inspector/api/calls/{callId}/answer`: posts the body, the
+    /// call's output, to its wait link; answers what the link answered and
+    /// the wait as it then is.
+    pub(super) async fn answer_pause(
+        &self,
+        call_id: &str,
+        output: &Value,
+    ) -> Response<InspectorBody> {
+        let paused = self
+            .paused
+            .lock()
+            .ok()
+            .and_then(|p| p.get(call_id).cloned());
+        let Some(paused) = paused else {
+            return error(StatusCode::NOT_FOUND, &format!("No paused call {call_id}"));
+        };
+        let posted = self
+            .http
+            .post(paused.link.expose())
+            .json(output)
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await;
+        let (status, body) = match posted {
+            Ok(response) => {
+                let status = response.status().as_u16();
+                (
+                    status,
+                    response.json::<Value>().await.unwrap_or(Value::Null),
+                )
+            }
+            Err(e) => (
+                0,
+                json!({"error": format!("Could not reach the wait link: {e}")}),
+            ),
+        };
+        let wait = match self.runtime.wait(&paused.wait_id, Duration::ZERO).await {
+            Ok(Some(record)) => json!({
+                "state": record.state,
+                "output": record.output,
+            }),
+            _ => Value::Null,
+        };
+        if wait["state"] == "completed"
+            && let Ok(mut all) = self.paused.lock()
+        {
+            all.remove(call_id);
+        }
+        self.history.answered(&paused.request_id, &wait).await;
+        json_answer(
+            StatusCode::OK,
+            &json!({"response": {"status": status, "body": body}, "wait": wait}),
+        )
+    }
+
+    /// `GET /inspector/api/files/{artifactId}?runId=R&tenantId=T`: the
+    /// file's bytes, read as a call of run `R` would read them.
+    pub(super) async fn file(&self, artifact_id: &str, query: &str) -> Response<InspectorBody> {
+        let param = |name: &str| {
+            query.split('&').find_map(|pair| {
+                let (key, value) = pair.split_once('=')?;
+                if key == name {
+                    kindgi_protocol::percent::decode_component(value)
+                } else {
+                    None
+                }
+            })
+        };
+        let (Some(run_id), Some(tenant_id)) = (param("runId"), param("tenantId")) else {
+            return error(StatusCode::BAD_REQUEST, "runId and tenantId are required");
+        };
+        let open = OpenCall {
+            run_id,
+            tenant_id,
+            project_id: None,
+            tool_id: "kindgi.inspector".to_owned(),
+            idempotency_key: None,
+            store: false,
+            read: true,
+            pauses: false,
+            deadline_ms: Some(30_000),
+            output_schema: None,
+        };
+        let grant = match self.runtime.open_call(open).await {
+            Ok(Ok(grant)) => grant,
+            Ok(Err(refusal)) => {
+                return error(
+                    StatusCode::CONFLICT,
+                    &format!("The run refused the read: {refusal:?}"),
+                );
+            }
+            Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, &format!("{e}")),
+        };
+        let Some(files) = &grant.tool_files else {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "The dev runtime gave no files grant",
+            );
+        };
+        let read = self
+            .http
+            .get(format!(
+                "{}/{}",
+                files.url,
+                kindgi_protocol::percent::encode_component(artifact_id)
+            ))
+            .bearer_auth(files.token.expose())
+            .timeout(Duration::from_secs(30))
+            .send()
+            .await;
+        let _ = self.runtime.answer_call(&grant.call_id).await;
+        let response = match read {
+            Ok(response) => response,
+            Err(e) => return error(StatusCode::BAD_GATEWAY, &format!("{e}")),
+        };
+        let status = response.status();
+        let is_bytes = response
+            .headers()
+            .get(http::header::CONTENT_TYPE)
+            .is_some_and(|t| t.as_bytes() == b"application/octet-stream");
+        let bytes = response.bytes().await.unwrap_or_default();
+        if status.is_success() && is_bytes {
+            let mut answer = Response::new(super::routes::bytes_body(bytes));
+            answer.headers_mut().insert(
+                http::header::CONTENT_TYPE,
+                http::HeaderValue::from_static("application/octet-stream"),
+            );
+            answer
+        } else {
+            let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+            json_answer(
+                StatusCode::NOT_FOUND,
+                &json!({"error": "The file could not be read", "answer": body}),
+            )
+        }
+    }
+}
+
+/// The output schema of `tool_id` in the current index.
+fn entry_output(inspector: &Inspector, tool_id: &str) -> Value {
+    inspector
+        .state()
+        .index
+        .and_then(|index| {
+            index
+                .tools
+                .iter()
+                .find(|t| t.id == tool_id)
+                .map(|t| t.output.clone())
+        })
+        .unwrap_or(Value::Null)
+}
