@@ -56,6 +56,25 @@ test('the pack: its tools, checks, agents and flows, and each tool’s facts', a
   await shot('pack');
 });
 
+test('without the token the page says what it needs, and the API answers 401', async () => {
+  const other = await browser.context.newPage();
+  try {
+    await other.goto(`${dev.base}/inspector/`);
+    await other.waitForSelector('.refused');
+    assert.equal(
+      await other.locator('.refused').textContent(),
+      'The inspector needs the dev token: open the /inspector/#token=… URL that kindgi printed',
+    );
+    const status = await other.evaluate(async () => {
+      const wrong = await fetch('/inspector/api/pack', { headers: { Authorization: 'Bearer wrong' } });
+      return wrong.status;
+    });
+    assert.equal(status, 401);
+  } finally {
+    await other.close();
+  }
+});
+
 test('a call from the form: its result, duration, key and exact request', async () => {
   await openTool('support.log-ticket');
   await page.fill('#root_customerEmail', 'ana@example.com');

@@ -175,6 +175,7 @@ export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
       {problem && <p className="error">{problem}</p>}
       {outcome && (
         <CallResult
+          key={outcome.requestId}
           outcome={outcome}
           tool={tool}
           pack={pack}
