@@ -446,3 +446,63 @@ fn entry_output(inspector: &Inspector, tool_id: &str) -> Value {
         })
         .unwrap_or(Value::Null)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inspector::Target;
+    use kindgi_protocol::Secret;
+    use kindgi_runtime::{DevRuntime, RuntimeConfig};
+
+    fn inspector(dir: &std::path::Path) -> Inspector {
+        let runtime = DevRuntime::open(RuntimeConfig::new(dir)).expect("runtime");
+        let token = kindgi::Token::new("page-token").expect("token");
+        let target = Target {
+            url: "http://127.0.0.1:9".to_owned(),
+            token: Secret::new("service-sentinel"),
+        };
+        Inspector::new("inspect", token, 4100, target, runtime)
+    }
+
+    #[test]
+    fn a_shown_request_keeps_the_credentials_the_inspector_added() {
+        let dir = tempfile::tempdir().expect("dir");
+        let inspector = inspector(dir.path());
+        let message = json!({"v": 2, "kind": "invoke", "tool": {"id": "acme.t"}, "input": {},
+            "ctx": {"tenantId": "t", "runId": "r", "secrets": {"GIVEN": "typed-in-the-page"},
+                "toolFiles": {"url": "http://127.0.0.1:1/v1/tool-files", "token": "files-sentinel"},
+                "waitToken": {"id": "w1", "url": "http://127.0.0.1:1/v1/waits/link-sentinel"}}});
+        let shown = inspector.shown_request(&message, "insp_1", 500);
+        let text = shown.to_string();
+        assert!(!text.contains("sentinel"), "{text}");
+        assert_eq!(shown["body"]["ctx"]["toolFiles"]["token"], HIDDEN);
+        assert_eq!(shown["body"]["ctx"]["waitToken"]["url"], HIDDEN);
+        assert_eq!(shown["body"]["ctx"]["waitToken"]["id"], "w1");
+        assert_eq!(
+            shown["body"]["ctx"]["secrets"]["GIVEN"],
+            "typed-in-the-page"
+        );
+        assert_eq!(
+            shown["headers"],
+            json!({"content-type": "application/json", "kindgi-pack-token": "$KINDGI_SERVICE_TOKEN",
+                "kindgi-request-id": "insp_1", "kindgi-timeout-ms": "500",
+                "kindgi-run-id": "r", "kindgi-tenant-id": "t"})
+        );
+        assert_eq!(shown["url"], "http://127.0.0.1:9/v1/invoke");
+    }
+
+    #[test]
+    fn the_key_is_the_one_a_runtime_derives() {
+        let body = json!({"ctx": {"runId": "run-1"}, "step": "s", "modelCallId": "call-7"});
+        assert_eq!(
+            key_of(&body, "acme.t"),
+            Some(idempotency_key("run-1", "s", "acme.t", Some("call-7")).to_string())
+        );
+        let defaults = json!({"runId": "run-1"});
+        assert_eq!(
+            key_of(&defaults, "acme.t"),
+            Some(idempotency_key("run-1", "inspector", "acme.t", None).to_string())
+        );
+        assert_eq!(key_of(&json!({}), "acme.t"), None);
+    }
+}
