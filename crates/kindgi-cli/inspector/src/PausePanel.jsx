@@ -1,6 +1,7 @@
 import { useMemo, useState } from 'react';
 import Form from '@rjsf/core';
-import { formSchema, validator } from './schema.js';
+import { formSchema } from './schema.js';
+import { validator } from './validator.js';
 import { api } from './api.js';
 import { errorSchema, issuesOf } from './issues.js';
 import Json from './Json.jsx';

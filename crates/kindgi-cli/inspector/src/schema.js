@@ -1,12 +1,6 @@
-// The pack's schemas as react-jsonschema-form reads them: draft 2020-12
-// (schemars writes it), and a `oneOf` of constants without a `type` (an
-// enum with a description per value) given the constants' type, so that it
-// shows as a select.
-import { customizeValidator } from '@rjsf/validator-ajv8';
-import Ajv2020 from 'ajv/dist/2020';
-
-/** The validator of every form: Ajv for draft 2020-12. */
-export const validator = customizeValidator({ AjvClass: Ajv2020 });
+// The pack's schemas as react-jsonschema-form reads them: a `oneOf` of
+// constants without a `type` (an enum with a description per value) is
+// given the constants' type, so that it shows as a select.
 
 function constantsType(options) {
   if (!Array.isArray(options) || !options.length) return null;
