@@ -229,6 +229,42 @@ test('the dev loop: a failed build shows in the page while the old generation se
   assert.notEqual(await page.locator('header .generation').textContent(), 'generation 1');
 });
 
+test('the context panel starts with the dev files: .env values, and the connections dev adds by name', async () => {
+  const pack = join(root, 'examples/support-desk');
+  const dotenv = join(pack, '.env');
+  const folder = join(pack, '.kindgi');
+  const connections = join(folder, 'connections.env');
+  const kept = (path) => (existsSync(path) ? readFileSync(path) : null);
+  const hadFolder = existsSync(folder);
+  const before = { dotenv: kept(dotenv), connections: kept(connections) };
+  const generation = await page.locator('header .generation').textContent();
+  mkdirSync(folder, { recursive: true });
+  try {
+    writeFileSync(dotenv, 'HELPDESK_URL=http://127.0.0.1:9/helpdesk\n');
+    writeFileSync(connections, 'helpdesk=acme-helpdesk:tok-sentinel-4242\n');
+    await page.waitForFunction(
+      (was) => document.querySelector('header .generation')?.textContent !== was,
+      generation,
+      { timeout: 300000 },
+    );
+    await openTool('support.canned-reply');
+    await openTool('support.post-reply');
+    assert.equal(await page.inputValue('textarea[name=env]'), 'HELPDESK_URL=http://127.0.0.1:9/helpdesk');
+    assert.equal(
+      await page.getAttribute('textarea[name=connections]', 'placeholder'),
+      'kindgi dev adds helpdesk from .kindgi/connections.env unless given here',
+    );
+    assert.ok(!(await page.content()).includes('tok-sentinel-4242'), 'the page shows no connection token');
+    await shot('context');
+  } finally {
+    for (const [path, was] of [[dotenv, before.dotenv], [connections, before.connections]]) {
+      if (was === null) rmSync(path, { force: true });
+      else writeFileSync(path, was);
+    }
+    if (!hadFolder) rmSync(folder, { recursive: true, force: true });
+  }
+});
+
 test('kindgi inspect: the same page on a running pack service', async () => {
   const inspect = await startInspect(dev.base, dev.token, dev.index);
   const other = await browser.context.newPage();
