@@ -15,9 +15,11 @@
 
 mod assets;
 mod calls;
+mod files;
 pub(crate) mod guard;
 mod history;
 pub(crate) mod logs;
+mod pauses;
 mod routes;
 
 use std::collections::HashMap;
