@@ -6,6 +6,7 @@
 //! - `kindgi conformance`: the conformance suite against a pack service implementation.
 //! - `kindgi dev`: a pack built, indexed and served from its folder, swapped on every save.
 //! - `kindgi new NAME`: a pack crate in `./NAME`, ready for `cargo test` and `kindgi dev`.
+//! - `kindgi inspect`: the pack inspector (a page) for a running pack service.
 //!
 //! The crate's README:
 #![doc = include_str!("../README.md")]
@@ -15,6 +16,8 @@ mod call_ctx;
 mod conformance_cmd;
 mod dev;
 mod dev_cmd;
+mod inspect_cmd;
+mod inspector;
 mod link;
 mod new_cmd;
 mod out;
@@ -50,6 +53,8 @@ enum Command {
     Dev(dev_cmd::DevArgs),
     /// Create a pack crate in ./NAME: a tool, a check, a test and a Dockerfile.
     New(new_cmd::NewArgs),
+    /// Open the pack inspector (a page on 127.0.0.1) on a running pack service.
+    Inspect(inspect_cmd::InspectArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
             Command::Conformance(args) => conformance_cmd::run(args).await,
             Command::Dev(args) => dev_cmd::run(args).await,
             Command::New(args) => new_cmd::run(&args),
+            Command::Inspect(args) => inspect_cmd::run(args).await,
         }
     });
     match result {

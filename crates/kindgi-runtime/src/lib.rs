@@ -16,6 +16,7 @@ mod api;
 pub mod client;
 mod config;
 mod error;
+mod history;
 mod limits;
 mod runtime;
 pub mod sniff;
@@ -25,6 +26,7 @@ mod validate;
 
 pub use config::{MAX_BODY_BYTES, MAX_FILES_PER_CALL, RuntimeConfig, TypeLimits};
 pub use error::RuntimeError;
+pub use history::HISTORY_KEEP;
 pub use runtime::{CallGrant, DEFAULT_PAUSE_TIMEOUT_MS, DevRuntime};
 pub use store::records::{OpenCall, OpenRefusal, TenantSettings, WaitRecord, WaitState};
 pub use tokens::{TOOL_FILES_PREFIX, WAIT_LINK_PREFIX};

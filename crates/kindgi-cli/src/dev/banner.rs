@@ -23,6 +23,8 @@ pub(crate) struct Serving<'a> {
     pub(crate) url: &'a str,
     /// The front's token.
     pub(crate) token: &'a str,
+    /// The inspector's page.
+    pub(crate) inspector: &'a str,
     /// The index it serves.
     pub(crate) index: &'a PackIndex,
     /// A copy of the index that stays put.
@@ -38,11 +40,12 @@ pub(crate) fn banner(
     let Serving {
         url,
         token,
+        inspector,
         index,
         index_path,
     } = serving;
     let mut text = format!(
-        "kindgi dev: pack {} {} is serving at {url}\n  token: {token}\n",
+        "kindgi dev: pack {} {} is serving at {url}\n  token: {token}\n  inspect: {inspector}\n",
         index.pack_id, index.pack_version
     );
     match index.tools.iter().find(|t| can_try(t, values)) {
@@ -230,6 +233,7 @@ mod tests {
         let serving = Serving {
             url: "http://127.0.0.1:8080",
             token: "tok",
+            inspector: "http://127.0.0.1:8080/inspector/#token=tok",
             index,
             index_path: Path::new("/p/.kindgi/dev/index.json"),
         };

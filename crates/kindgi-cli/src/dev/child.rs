@@ -15,6 +15,7 @@ use tokio::process::Command;
 use tokio::sync::{Notify, mpsc, oneshot};
 
 use super::build::Failure;
+use crate::inspector::logs::Logs;
 
 /// How long a process may take from start to its `listening` record.
 const BOOT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -172,6 +173,8 @@ pub(crate) struct Launch {
     pub(crate) token: String,
     /// Its generation, for the log prefix.
     pub(crate) generation: u64,
+    /// Where its log records are kept for the inspector too.
+    pub(crate) logs: Option<Arc<Logs>>,
 }
 
 /// How the boot ended.
@@ -222,7 +225,8 @@ pub(crate) async fn start(
 
     let (booted, boot) = oneshot::channel();
     if let Some(stderr) = child.stderr.take() {
-        tokio::spawn(show_log(stderr, prefix.clone(), booted));
+        let kept = launch.logs.clone().map(|logs| (logs, launch.generation));
+        tokio::spawn(show_log(stderr, prefix.clone(), booted, kept));
     }
     if let Some(stdout) = child.stdout.take() {
         let prefix = prefix.clone();
@@ -281,19 +285,27 @@ pub(crate) async fn start(
     }
 }
 
-/// Shows the service's log records as lines, and reports how its boot ended.
+/// Shows the service's log records as lines, keeps them in `kept` (the
+/// inspector's ring, with the generation), and reports how its boot ended.
 async fn show_log(
     stderr: tokio::process::ChildStderr,
     prefix: String,
     booted: oneshot::Sender<Boot>,
+    kept: Option<(Arc<Logs>, u64)>,
 ) {
     let mut booted = Some(booted);
     let mut lines = BufReader::new(stderr).lines();
     while let Ok(Some(line)) = lines.next_line().await {
         let Ok(record) = serde_json::from_str::<Value>(&line) else {
             eprintln!("{prefix} {line}");
+            if let Some((logs, generation)) = &kept {
+                logs.push(*generation, Value::String(line));
+            }
             continue;
         };
+        if let Some((logs, generation)) = &kept {
+            logs.push(*generation, record.clone());
+        }
         if !repeated_warning(&record) {
             eprintln!("{}", readable(&prefix, &record));
         }
@@ -406,6 +418,7 @@ mod tests {
             env: super::super::env::pack_env(std::env::vars_os(), &[], &[]),
             token: "t".to_owned(),
             generation: 7,
+            logs: None,
         }
     }
 

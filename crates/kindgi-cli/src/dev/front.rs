@@ -33,6 +33,7 @@ use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
 use super::local::CallValues;
+use crate::inspector::Inspector;
 
 /// A body the front answers with.
 pub(crate) type FrontBody = BoxBody<Bytes, hyper::Error>;
@@ -69,6 +70,8 @@ pub(crate) struct Front {
     upstream: RwLock<Option<Arc<Upstream>>>,
     client: Client<HttpConnector, Full<Bytes>>,
     runtime: Option<DevRuntime>,
+    /// Answers `/inspector/…`.
+    inspector: Option<Arc<Inspector>>,
 }
 
 fn full(body: impl Into<Bytes>) -> FrontBody {
@@ -105,7 +108,14 @@ impl Front {
             upstream: RwLock::new(None),
             client: Client::builder(TokioExecutor::new()).build_http(),
             runtime,
+            inspector: None,
         }
+    }
+
+    /// The front with the inspector answering `/inspector/…`.
+    pub(crate) fn with_inspector(mut self, inspector: Arc<Inspector>) -> Self {
+        self.inspector = Some(inspector);
+        self
     }
 
     /// Sends new requests to `upstream` (`None`: answer 503 not ready).
@@ -154,6 +164,11 @@ impl Front {
         let method = request.method().clone();
         let refused = |want: Method| pack_http::wrong_method(&method, &want).map(service_answer);
         let path = request.uri().path().to_owned();
+        if let Some(inspector) = &self.inspector
+            && (path == "/inspector" || path.starts_with("/inspector/"))
+        {
+            return inspector.answer(request).await;
+        }
         match path.as_str() {
             "/healthz" => {
                 refused(Method::GET).unwrap_or_else(|| service_answer(pack_http::healthy()))

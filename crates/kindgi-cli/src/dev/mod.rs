@@ -47,6 +47,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch as signal};
 use tokio::task::JoinHandle;
 
+use crate::inspector::{Inspector, Target};
 use crate::out::{counted, say};
 
 use self::build::{BuildOptions, Failure, Inputs};
@@ -184,14 +185,31 @@ pub(crate) async fn run(
                 options.host, options.port
             )
         })?;
-    let url = front_url(listener.local_addr()?);
+    let addr = listener.local_addr()?;
+    let url = front_url(addr);
     let token = kindgi::Token::new(options.token.clone()).context("The front's token")?;
-    let front = Arc::new(Front::new(token, Some(runtime)));
+    // The inspector calls through the front, so its calls get what any
+    // call through the front gets.
+    let inspector = Arc::new(Inspector::new(
+        "dev",
+        token.clone(),
+        addr.port(),
+        Target {
+            url: url.clone(),
+            token: kindgi_protocol::Secret::new(options.token.clone()),
+        },
+        runtime.clone(),
+    ));
+    let front = Arc::new(Front::new(token, Some(runtime)).with_inspector(Arc::clone(&inspector)));
     let front_task =
         tokio::spawn(Arc::clone(&front).serve(listener, stopped_future(stopped.clone())));
     eprintln!(
         "kindgi dev: {url} will answer for the pack in {}; building it…",
         pack_dir.display()
+    );
+    eprintln!(
+        "kindgi dev: the inspector: {}",
+        inspector.page_url(&options.token)
     );
 
     let (events_tx, mut events) = mpsc::unbounded_channel();
@@ -214,6 +232,7 @@ pub(crate) async fn run(
         token: options.token.clone(),
         internal_token: random_token(),
         front: Arc::clone(&front),
+        inspector,
         children: Children::default(),
         events: events_tx,
         exits: exits_tx,
@@ -300,6 +319,8 @@ struct Supervisor {
     token: String,
     internal_token: String,
     front: Arc<Front>,
+    /// Told of each generation and failure.
+    inspector: Arc<Inspector>,
     children: Children,
     events: mpsc::UnboundedSender<Event>,
     exits: mpsc::UnboundedSender<Exited>,
@@ -350,9 +371,16 @@ impl Supervisor {
         let exits = self.exits.clone();
         let events = self.events.clone();
         let sources = Arc::clone(&self.sources);
+        let logs = self.inspector.logs();
         self.building = Some(tokio::spawn(async move {
-            let outcome =
-                prepare(&build, &dir, token, generation, &children, exits, &sources).await;
+            let launcher = Launcher {
+                token,
+                generation,
+                children: &children,
+                exits,
+                logs,
+            };
+            let outcome = prepare(&build, &dir, launcher, &sources).await;
             let _ = events.send(Event::Prepared {
                 outcome: Box::new(outcome),
                 restart: false,
@@ -369,6 +397,13 @@ impl Supervisor {
                 self.swap(serving, false);
             }
             Err(failure) => {
+                self.inspector.update(|state| {
+                    state.failure = Some(serde_json::json!({
+                        "generation": self.generation,
+                        "headline": failure.headline,
+                        "details": failure.details,
+                    }));
+                });
                 let still = match &self.current {
                     Some(current) => format!("generation {} keeps serving", current.generation),
                     None => "nothing is serving yet: fix it and save".to_owned(),
@@ -398,6 +433,15 @@ impl Supervisor {
                 stable_index.display()
             );
         }
+        self.inspector.update(|state| {
+            state.index = Some(Arc::clone(&serving.index));
+            state.index_path = Some(stable_index.clone());
+            state.generation = Some(serving.generation);
+            if !restart {
+                state.failure = None;
+            }
+            state.defaults = inspector_defaults(&serving);
+        });
         let took = serving
             .took
             .map(|t| format!("; built in {:.1} s", t.as_secs_f64()))
@@ -419,6 +463,7 @@ impl Supervisor {
                     &banner::Serving {
                         url: &self.url,
                         token: &self.token,
+                        inspector: &self.inspector.page_url(&self.token),
                         index: &current.index,
                         index_path: &stable_index,
                     },
@@ -571,12 +616,16 @@ fn watch_inputs(
 async fn prepare(
     build: &BuildOptions,
     dir: &Path,
-    token: String,
-    generation: u64,
-    children: &Children,
-    exits: mpsc::UnboundedSender<Exited>,
+    launcher: Launcher<'_>,
     sources: &signal::Sender<Arc<Watched>>,
 ) -> Result<Serving, Failure> {
+    let Launcher {
+        token,
+        generation,
+        children,
+        exits,
+        logs,
+    } = launcher;
     let local = local::load(&build.pack_dir).map_err(|e| Failure::new(e, Vec::new()))?;
     let started = SystemTime::now();
     let (inputs, built) = build::build(build).await;
@@ -624,6 +673,7 @@ async fn prepare(
         env: env::pack_env(std::env::vars_os(), &declared, &local.dotenv),
         token,
         generation,
+        logs: Some(logs),
     };
     let process = child::start(&launch, children, exits).await?;
     Ok(Serving {
@@ -634,5 +684,41 @@ async fn prepare(
         values: Arc::new(local.values),
         took: Some(built.took),
         started: Instant::now(),
+    })
+}
+
+/// What starting one generation's process needs.
+struct Launcher<'a> {
+    token: String,
+    generation: u64,
+    children: &'a Children,
+    exits: mpsc::UnboundedSender<Exited>,
+    logs: Arc<crate::inspector::logs::Logs>,
+}
+
+/// The context values the inspector's page starts with: the env values
+/// the tools declare that the process has, and the names of the secrets
+/// and connections the front adds (never their values).
+fn inspector_defaults(serving: &Serving) -> serde_json::Value {
+    let mut env = serde_json::Map::new();
+    for tool in &serving.index.tools {
+        for (name, _) in local::declared(tool, "env") {
+            let value = serving
+                .launch
+                .env
+                .iter()
+                .find(|(set, _)| set.to_str() == Some(name.as_str()))
+                .and_then(|(_, value)| value.to_str());
+            if let Some(value) = value {
+                env.insert(name.clone(), value.into());
+            }
+        }
+    }
+    serde_json::json!({
+        "env": env,
+        "secrets": serving.values.secrets.keys().collect::<Vec<_>>(),
+        "connections": serving.values.connections.keys().collect::<Vec<_>>(),
+        "secretsFile": local::SECRETS,
+        "connectionsFile": local::CONNECTIONS,
     })
 }

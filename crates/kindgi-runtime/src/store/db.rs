@@ -15,7 +15,7 @@ use crate::tokens::{self, Minted};
 /// The store's database connection.
 #[derive(Debug)]
 pub(crate) struct Db {
-    conn: Connection,
+    pub(super) conn: Connection,
 }
 
 /// `Ok(None)` for a missing row, like SQL's lookups.

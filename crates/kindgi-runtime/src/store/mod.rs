@@ -1,5 +1,5 @@
 //! The embedded default store: a SQLite database (`kindgi.db`: calls,
-//! tokens, files, usage, waits) and a content-addressed blob directory,
+//! tokens, files, usage, waits, the inspector's history) and a content-addressed blob directory,
 //! both under the runtime's data directory.
 //!
 //! Database work runs on tokio's blocking threads, one statement set at a
@@ -8,6 +8,7 @@
 
 mod blobs;
 mod db;
+mod history;
 pub mod records;
 
 use std::path::Path;

@@ -78,3 +78,13 @@ CREATE TABLE IF NOT EXISTS wait_links (
     secret_hash BLOB NOT NULL,
     created_ms  INTEGER NOT NULL
 );
+
+-- The calls a developer made from the inspector, as it shows them (its
+-- request without credentials, its answer), newest last; the last
+-- HISTORY_KEEP are kept.
+CREATE TABLE IF NOT EXISTS history (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    id         TEXT NOT NULL UNIQUE,
+    record     TEXT NOT NULL,
+    created_ms INTEGER NOT NULL
+);

@@ -1,0 +1,288 @@
+// The inspector in a real browser against the real `kindgi dev` serving
+// examples/support-desk. Each step saves a screenshot to docs/inspector/.
+
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { root, shots, startBrowser, startDev, startInspect } from './session.mjs';
+
+let dev;
+let browser;
+let page;
+
+const shot = (name) => page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+
+async function openTool(id) {
+  await page.click(`nav [data-group=tool] button[data-id="${id}"]`);
+  await page.waitForSelector(`[data-tool="${id}"]`);
+}
+
+before(async () => {
+  dev = await startDev();
+  browser = await startBrowser();
+  page = await browser.context.newPage();
+  await page.goto(dev.page);
+});
+
+after(async () => {
+  await browser?.stop();
+  await dev?.stop();
+});
+
+test('the pack: its tools, checks, agents and flows, and each tool’s facts', async () => {
+  await page.waitForSelector('nav [data-group=tool] button[data-id="support.log-ticket"]');
+  const listed = async (group) => page.locator(`nav [data-group=${group}] button`).allTextContents();
+  assert.deepEqual((await listed('tool')).sort(), [
+    'support.approve-refund',
+    'support.canned-reply',
+    'support.log-ticket',
+    'support.post-reply',
+    'support.weekly-report',
+  ]);
+  assert.deepEqual(await listed('check'), ['support.no-card-numbers']);
+  assert.deepEqual(await listed('agent'), ['support.triage']);
+  assert.deepEqual(await listed('flow'), ['support.refund']);
+  assert.match(await page.locator('header .generation').textContent(), /^generation 1$/);
+  await openTool('support.approve-refund');
+  const flags = await page.locator('[data-tool="support.approve-refund"] .flag').allTextContents();
+  assert.ok(flags.includes('pauses'), flags.join());
+  await openTool('support.log-ticket');
+  assert.deepEqual(await page.locator('[data-tool="support.log-ticket"] .effect').allTextContents(), [
+    'effect: writes support-desk tickets',
+  ]);
+  await page.click('summary:has-text("Input schema")');
+  assert.match(await page.locator('[data-tool] details[open] pre').first().textContent(), /customerEmail/);
+  await shot('pack');
+});
+
+test('without the token the page says what it needs, and the API answers 401', async () => {
+  const other = await browser.context.newPage();
+  try {
+    await other.goto(`${dev.base}/inspector/`);
+    await other.waitForSelector('.refused');
+    assert.equal(
+      await other.locator('.refused').textContent(),
+      'The inspector needs the dev token: open the /inspector/#token=… URL that kindgi printed',
+    );
+    const status = await other.evaluate(async () => {
+      const wrong = await fetch('/inspector/api/pack', { headers: { Authorization: 'Bearer wrong' } });
+      return wrong.status;
+    });
+    assert.equal(status, 401);
+  } finally {
+    await other.close();
+  }
+});
+
+test('a call from the form: its result, duration, key and exact request', async () => {
+  await openTool('support.log-ticket');
+  await page.fill('#root_customerEmail', 'ana@example.com');
+  await page.fill('#root_subject', 'Refund for order 12');
+  await page.fill('#root_body', 'Please refund order 12.');
+  await page.selectOption('#root_priority', 'high');
+  const key = await page.locator('[data-key]').textContent();
+  assert.match(key, /^[0-9a-f-]{36}$/);
+  await page.click('.call-form button[type=submit]');
+  await page.waitForSelector('[data-outcome=result]');
+  const output = JSON.parse(await page.locator('.json.output').textContent());
+  assert.equal(output.created, true);
+  assert.match(output.ticketId, /^T-\d{6}$/);
+  assert.match(await page.locator('[data-duration]').textContent(), /^\d+$/);
+  const request = JSON.parse(await page.locator('.json.request').textContent());
+  assert.equal(request.body.ctx.idempotencyKey, key);
+  assert.equal(request.headers['kindgi-pack-token'], '$KINDGI_SERVICE_TOKEN');
+  await page.click('button:has-text("copy as kindgi call")');
+  const line = await page.locator('pre.copied').textContent();
+  assert.ok(line.startsWith(`kindgi call support.log-ticket --service ${dev.base} --token "$KINDGI_SERVICE_TOKEN" --index `), line);
+  assert.ok(line.endsWith(`--input '{"body":"Please refund order 12.","customerEmail":"ana@example.com","priority":"high","subject":"Refund for order 12"}'`), line);
+  await page.click('button:has-text("copy as curl")');
+  assert.ok((await page.locator('pre.copied').textContent()).startsWith(`curl -s ${dev.base}/v1/invoke`));
+  assert.ok(!(await page.content()).includes(dev.token), "the page shows no token");
+  await shot('call');
+});
+
+test('a bad input: the issue shows on the field it names', async () => {
+  await openTool('support.log-ticket');
+  await page.fill('#root_customerEmail', 'not-an-email');
+  await page.fill('#root_subject', 'x');
+  await page.fill('#root_body', 'y');
+  await page.click('.call-form button[type=submit]');
+  await page.waitForSelector('[data-outcome=error]');
+  assert.match(await page.locator('[data-outcome=error] code').textContent(), /^input-validation-failed$/);
+  const errorsOf = (id) => page.locator(`.field:has(> input#${id}) .error-detail li`).allTextContents();
+  assert.deepEqual(await errorsOf('root_customerEmail'), ['must match format "email"']);
+  assert.deepEqual(await errorsOf('root_subject'), []);
+  assert.deepEqual(await errorsOf('root_body'), []);
+  await shot('bad-input');
+});
+
+test('a pause: its name and timeout, answered from the page', async () => {
+  await openTool('support.approve-refund');
+  await page.fill('#root_ticketId', 'T-000001');
+  await page.fill('#root_amountCents', '12000');
+  await page.fill('#root_reason', 'Damaged in transit');
+  await page.click('.call-form button[type=submit]');
+  await page.waitForSelector('[data-outcome=pause]');
+  assert.ok((await page.locator('[data-pause-name]').textContent()).length > 0);
+  await shot('pause');
+  await page.check('#answer_approved');
+  await page.fill('#answer_approver', 'Lee');
+  await page.click('.pause button[type=submit]');
+  await page.waitForSelector('[data-wait=completed]');
+  const output = JSON.parse(await page.locator('.json.output').textContent());
+  assert.deepEqual(output, { approved: true, approver: 'Lee' });
+  await shot('pause-answered');
+});
+
+test('a stored PDF: its facts and a rendered preview', async () => {
+  await openTool('support.weekly-report');
+  await page.click('.call-form button[type=submit]');
+  await page.waitForSelector('[data-outcome=result]');
+  const file = page.locator('.file').first();
+  await file.waitFor();
+  assert.match(await file.textContent(), /support-report\.pdf/);
+  assert.match(await file.textContent(), /application\/pdf/);
+  assert.match(await file.textContent(), /1 page/);
+  assert.match(await file.locator('code').first().textContent(), /^[0-9a-f]{64}$/);
+  await page.waitForSelector('canvas.pdf[data-rendered=true]');
+  assert.equal(await file.locator('a.download').getAttribute('download'), 'support-report.pdf');
+  await shot('files');
+});
+
+test('a check: a failing trace, and its reason', async () => {
+  await page.click('nav [data-group=check] button[data-id="support.no-card-numbers"]');
+  await page.waitForSelector('[data-check="support.no-card-numbers"]');
+  await page.click('.check button[type=submit]');
+  await page.waitForSelector('[data-outcome=passed]');
+  const trace = { runId: 'run_inspector', output: 'Your card 4111 1111 1111 1111 is refunded.' };
+  await page.fill('textarea.trace', JSON.stringify(trace, null, 2));
+  await page.click('.check button[type=submit]');
+  await page.waitForSelector('[data-outcome=failed]');
+  assert.equal(
+    await page.locator('[data-outcome=failed]').textContent(),
+    'Failed: the output shows what looks like a payment card number',
+  );
+  await shot('check');
+});
+
+test('logs: the records of one call, by its request id', async () => {
+  await openTool('support.log-ticket');
+  await page.fill('#root_customerEmail', 'bo@example.com');
+  await page.fill('#root_subject', 'Where is my order?');
+  await page.fill('#root_body', 'It has been a week.');
+  await page.click('.call-form button[type=submit]');
+  await page.waitForSelector('[data-outcome=result]');
+  const requestId = (await page.locator('.result code').first().textContent()).trim();
+  await page.click('button:has-text("logs of this call")');
+  await page.waitForSelector(`.logs li[data-request="${requestId}"]`);
+  const others = await page.locator('.logs li').evaluateAll(
+    (items, id) => items.filter((li) => !li.textContent.includes(id)).length,
+    requestId,
+  );
+  assert.equal(others, 0);
+  await shot('logs');
+});
+
+test('history: a past call opened and run again with the same key', async () => {
+  const first = page.locator('.history button', { hasText: 'support.log-ticket' }).first();
+  await first.click();
+  await page.waitForSelector('[data-outcome=result]');
+  const before = JSON.parse(await page.locator('.json.output').textContent());
+  await page.click('button:has-text("run again (same key)")');
+  await page.waitForFunction(
+    (id) => {
+      const out = document.querySelector('.json.output');
+      return out && JSON.parse(out.textContent).created === false && JSON.parse(out.textContent).ticketId === id;
+    },
+    before.ticketId,
+  );
+  await page.click('button:has-text("run again (new key)")');
+  await page.waitForFunction(() => {
+    const out = document.querySelector('.json.output');
+    return out && JSON.parse(out.textContent).created === true;
+  });
+  await shot('history');
+});
+
+test('the dev loop: a failed build shows in the page while the old generation serves', async () => {
+  const folder = join(root, 'examples/support-desk/.kindgi');
+  const secrets = join(folder, 'secrets.env');
+  const hadFolder = existsSync(folder);
+  const before = existsSync(secrets) ? readFileSync(secrets) : null;
+  mkdirSync(folder, { recursive: true });
+  try {
+    writeFileSync(secrets, 'not a NAME=VALUE line\n');
+    const failure = page.locator('.failure');
+    await failure.waitFor({ timeout: 120000 });
+    assert.match(await failure.textContent(), /secrets\.env line 1: expected NAME=VALUE/);
+    assert.match(await failure.textContent(), /generation 1 keeps serving/);
+    assert.equal(await page.locator('header .generation').textContent(), 'generation 1');
+    await shot('dev-loop');
+  } finally {
+    if (before === null) rmSync(secrets, { force: true });
+    else writeFileSync(secrets, before);
+    if (!hadFolder) rmSync(folder, { recursive: true, force: true });
+  }
+  await page.locator('.failure').waitFor({ state: 'detached', timeout: 300000 });
+  assert.match(await page.locator('header .generation').textContent(), /^generation \d+$/);
+  assert.notEqual(await page.locator('header .generation').textContent(), 'generation 1');
+});
+
+test('the context panel starts with the dev files: .env values, and the connections dev adds by name', async () => {
+  const pack = join(root, 'examples/support-desk');
+  const dotenv = join(pack, '.env');
+  const folder = join(pack, '.kindgi');
+  const connections = join(folder, 'connections.env');
+  const kept = (path) => (existsSync(path) ? readFileSync(path) : null);
+  const hadFolder = existsSync(folder);
+  const before = { dotenv: kept(dotenv), connections: kept(connections) };
+  const generation = await page.locator('header .generation').textContent();
+  mkdirSync(folder, { recursive: true });
+  try {
+    writeFileSync(dotenv, 'HELPDESK_URL=http://127.0.0.1:9/helpdesk\n');
+    writeFileSync(connections, 'helpdesk=acme-helpdesk:tok-sentinel-4242\n');
+    await page.waitForFunction(
+      (was) => document.querySelector('header .generation')?.textContent !== was,
+      generation,
+      { timeout: 300000 },
+    );
+    await openTool('support.canned-reply');
+    await openTool('support.post-reply');
+    assert.equal(await page.inputValue('textarea[name=env]'), 'HELPDESK_URL=http://127.0.0.1:9/helpdesk');
+    assert.equal(
+      await page.getAttribute('textarea[name=connections]', 'placeholder'),
+      'kindgi dev adds helpdesk from .kindgi/connections.env unless given here',
+    );
+    assert.ok(!(await page.content()).includes('tok-sentinel-4242'), 'the page shows no connection token');
+    await shot('context');
+  } finally {
+    for (const [path, was] of [[dotenv, before.dotenv], [connections, before.connections]]) {
+      if (was === null) rmSync(path, { force: true });
+      else writeFileSync(path, was);
+    }
+    if (!hadFolder) rmSync(folder, { recursive: true, force: true });
+  }
+});
+
+test('kindgi inspect: the same page on a running pack service', async () => {
+  const inspect = await startInspect(dev.base, dev.token, dev.index);
+  const other = await browser.context.newPage();
+  try {
+    await other.goto(inspect.page);
+    await other.click('nav [data-group=tool] button[data-id="support.canned-reply"]');
+    await other.waitForSelector('[data-tool="support.canned-reply"]');
+    await other.click('.call-form button.link');
+    await other.fill('textarea.raw', '{"customerName": "Ana", "topic": "billing"}');
+    await other.click('.call-form button[type=submit]');
+    await other.waitForSelector('[data-outcome]');
+    assert.equal(await other.locator('[data-outcome]').getAttribute('data-outcome'), 'result', await other.locator('.result').textContent());
+    assert.equal(await other.locator('header .generation').count(), 0);
+    const output = JSON.parse(await other.locator('.json.output').textContent());
+    assert.match(JSON.stringify(output), /Ana/);
+    await other.screenshot({ path: join(shots, 'inspect.png'), fullPage: true });
+  } finally {
+    await other.close();
+    await inspect.stop();
+  }
+});

@@ -1,0 +1,191 @@
+import { useEffect, useMemo, useState } from 'react';
+import Form from '@rjsf/core';
+import { formSchema } from './schema.js';
+import { validator } from './validator.js';
+import { api } from './api.js';
+import { errorSchema, issuesOf } from './issues.js';
+import ContextPanel, { contextOf, initialContext } from './ContextPanel.jsx';
+import CallResult from './CallResult.jsx';
+import Json from './Json.jsx';
+
+function flags(tool) {
+  return [
+    tool.mutating && 'mutating',
+    tool.pauses && 'pauses',
+    tool.storesFiles && 'storesFiles',
+    tool.readsFiles && 'readsFiles',
+    tool.needsApprovalWhenUnattended && 'needsApprovalWhenUnattended',
+  ].filter(Boolean);
+}
+
+function Needs({ tool }) {
+  const spec = tool.needsSpec || {};
+  const groups = ['env', 'secrets', 'connections'].filter((g) => spec[g] && Object.keys(spec[g]).length);
+  if (!groups.length && !tool.needs?.length) return <p className="muted">Needs nothing.</p>;
+  return (
+    <dl className="needs">
+      {groups.map((g) => (
+        <div key={g}>
+          <dt>{g}</dt>
+          <dd>{Object.keys(spec[g]).join(', ')}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
+/** One tool: what the index says of it, a form to call it, what came back. */
+export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
+  const schema = useMemo(() => formSchema(tool.input && typeof tool.input === 'object' ? tool.input : {}), [tool.input]);
+  const [input, setInput] = useState(past?.call?.input ?? undefined);
+  const [raw, setRaw] = useState(false);
+  const [rawText, setRawText] = useState('');
+  const [rawProblem, setRawProblem] = useState(null);
+  const [ctx, setCtx] = useState(() => initialContext(pack, tool, past?.call));
+  const [outcome, setOutcome] = useState(past || null);
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState(null);
+  const [key, setKey] = useState(past?.idempotencyKey || null);
+
+  useEffect(() => {
+    if (ctx.fixedKey) {
+      setKey(ctx.fixedKey);
+      return;
+    }
+    api('key', { toolId: tool.id, runId: ctx.runId, step: ctx.step, modelCallId: ctx.modelCallId })
+      .then((k) => setKey(k.idempotencyKey))
+      .catch(() => setKey(null));
+  }, [tool.id, ctx.runId, ctx.step, ctx.modelCallId, ctx.fixedKey]);
+
+  const issues = useMemo(() => {
+    const body = outcome?.response?.body;
+    return body?.kind === 'error' ? issuesOf(body) : [];
+  }, [outcome]);
+
+  const call = async (value, fixedKey) => {
+    setBusy(true);
+    setProblem(null);
+    try {
+      const body = {
+        toolId: tool.id,
+        input: value ?? {},
+        ctx: contextOf(ctx),
+        step: ctx.step,
+        modelCallId: ctx.modelCallId || undefined,
+        idempotencyKey: fixedKey || ctx.fixedKey || undefined,
+        timeoutMs: Number(ctx.timeoutMs) || undefined,
+      };
+      const answer = await api('call', body);
+      setOutcome(answer);
+      onCalled();
+    } catch (e) {
+      setProblem(e.message);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const submitRaw = (event) => {
+    event.preventDefault();
+    try {
+      const value = JSON.parse(rawText || '{}');
+      setRawProblem(null);
+      setInput(value);
+      call(value);
+    } catch (e) {
+      setRawProblem(`Not JSON: ${e.message}`);
+    }
+  };
+
+  const toggleRaw = () => {
+    if (!raw) setRawText(JSON.stringify(input ?? {}, null, 2));
+    else {
+      try {
+        setInput(JSON.parse(rawText || '{}'));
+      } catch {
+        // Keep the form's last value.
+      }
+    }
+    setRaw(!raw);
+  };
+
+  return (
+    <div className="tool" data-tool={tool.id}>
+      <h2>{tool.id}</h2>
+      {tool.description && <p className="description">{tool.description}</p>}
+      <div className="facts">
+        <span>version {tool.version || '—'}</span>
+        {flags(tool).map((f) => (
+          <span key={f} className="badge flag" data-flag={f}>
+            {f}
+          </span>
+        ))}
+        {(tool.effects || []).map((e, i) => (
+          <span key={i} className="badge effect">
+            effect: {typeof e === 'string' ? e : [e.kind, e.resource].filter(Boolean).join(' ') || JSON.stringify(e)}
+          </span>
+        ))}
+      </div>
+      <Needs tool={tool} />
+      <details>
+        <summary>Input schema</summary>
+        <Json value={tool.input} />
+      </details>
+      <details>
+        <summary>Output schema</summary>
+        <Json value={tool.output} />
+      </details>
+
+      <div className="columns">
+        <section className="call-form">
+          <h3>
+            Input{' '}
+            <button type="button" className="link" onClick={toggleRaw}>
+              {raw ? 'use the form' : 'raw JSON'}
+            </button>
+          </h3>
+          {raw ? (
+            <form onSubmit={submitRaw}>
+              <textarea className="raw" rows={12} value={rawText} onChange={(e) => setRawText(e.target.value)} />
+              {rawProblem && <p className="error">{rawProblem}</p>}
+              <button type="submit" disabled={busy}>
+                Call
+              </button>
+            </form>
+          ) : (
+            <Form
+              schema={schema}
+              validator={validator}
+              formData={input}
+              onChange={(e) => setInput(e.formData)}
+              onSubmit={(e) => call(e.formData)}
+              noValidate
+              noHtml5Validate
+              showErrorList={false}
+              extraErrors={errorSchema(issues)}
+              disabled={busy}
+            >
+              <button type="submit" disabled={busy}>
+                Call
+              </button>
+            </Form>
+          )}
+        </section>
+        <ContextPanel tool={tool} pack={pack} ctx={ctx} onChange={setCtx} idempotencyKey={key} />
+      </div>
+      {problem && <p className="error">{problem}</p>}
+      {outcome && (
+        <CallResult
+          key={outcome.requestId}
+          outcome={outcome}
+          tool={tool}
+          pack={pack}
+          issues={issues}
+          onLogs={onLogs}
+          onRerun={(same) => call(outcome.call?.input ?? input, same ? outcome.idempotencyKey : crypto.randomUUID())}
+          onAnswered={onCalled}
+        />
+      )}
+    </div>
+  );
+}
