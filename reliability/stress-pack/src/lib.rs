@@ -31,6 +31,7 @@ pub fn pack() -> kindgi::Pack {
         .tool(tools::append::tool())
         .tool(tools::count::tool())
         .tool(tools::count::batch_tool())
+        .tool(tools::echo_input::tool())
         .tool(tools::sleep::tool())
         .tool(tools::throws::tool())
         .tool(tools::panics::tool())

@@ -13,4 +13,5 @@ mod overload;
 mod panics;
 mod schemas;
 mod secrets;
+mod text_inputs;
 mod tool_files;

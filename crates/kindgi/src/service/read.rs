@@ -1,5 +1,6 @@
-//! Reading an invoke's body. A tool invoke's input is left as its text
-//! when the tool's input schema passes it as text
+//! Reading an invoke's body. A tool invoke's input (in a body of at least
+//! [`TEXT_INPUT_BODY_BYTES`]) is left as its text when the tool's input
+//! schema passes it as text
 //! ([`kindgi_validate::Validator::accepts_text`]): the handler then reads
 //! its type from the text, and no tree of the input is ever built. Every
 //! other body is read as [`parse_request`] reads it, and answered the same.
@@ -11,6 +12,11 @@ use serde_json::Value;
 use super::invoke::ToolCall;
 use super::state::Invoker;
 use crate::authoring::input::ToolInput;
+
+/// Bodies from this size on have their tool input read as text. Below it,
+/// building the input's tree costs less than the text's two passes (the
+/// screen, then the handler's type).
+pub(crate) const TEXT_INPUT_BODY_BYTES: usize = 1024;
 
 /// A request, read.
 #[derive(Debug)]
@@ -34,7 +40,10 @@ pub(crate) enum Read {
 ///
 /// [`parse_request`]'s, for every body it refuses.
 pub(crate) fn read(invoker: &Invoker, body: &Bytes) -> Result<Read, ParseError> {
-    let Some(lazy) = parse_invoke_lazily(body) else {
+    let lazy = (body.len() >= TEXT_INPUT_BODY_BYTES)
+        .then(|| parse_invoke_lazily(body))
+        .flatten();
+    let Some(lazy) = lazy else {
         return parse_request(body).map(from_request);
     };
     let input = match lazy.input {

@@ -3,6 +3,7 @@
 pub(crate) mod append;
 pub(crate) mod block;
 pub(crate) mod count;
+pub(crate) mod echo_input;
 pub(crate) mod environ;
 pub(crate) mod log;
 pub(crate) mod panics;
