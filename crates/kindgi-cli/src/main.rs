@@ -16,6 +16,7 @@ mod call_ctx;
 mod conformance_cmd;
 mod dev;
 mod dev_cmd;
+mod http_loop;
 mod inspect_cmd;
 mod inspector;
 mod link;

@@ -12,8 +12,15 @@ import { chromium } from 'playwright-core';
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository's root. */
 export const root = resolve(here, '../../../..');
-/** Where the screenshots of docs/inspector.md go. */
-export const shots = join(root, 'docs/inspector');
+/**
+ * Where the screenshots go: `INSPECTOR_SHOTS` (for docs/inspector.md,
+ * `INSPECTOR_SHOTS=docs/inspector`, relative to the repository's root),
+ * else a folder of the system's temporary directory, so that a test run
+ * leaves the tree as it was.
+ */
+export const shots = process.env.INSPECTOR_SHOTS
+  ? resolve(root, process.env.INSPECTOR_SHOTS)
+  : join(tmpdir(), 'kindgi-inspector-shots');
 
 const FIRST_BUILD_MS = 15 * 60 * 1000;
 

@@ -12,7 +12,6 @@
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::{Arc, RwLock};
-use std::time::Duration;
 
 use bytes::Bytes;
 use http::header::{CONTENT_LENGTH, HOST};
@@ -20,11 +19,9 @@ use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper_util::client::legacy::Client;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::rt::TokioExecutor;
 use kindgi::Token;
 use kindgi::pack_http::{self, BODY_TIMEOUT, BodyError};
 use kindgi_protocol::{PackIndex, ToolEntry, headers};
@@ -135,28 +132,11 @@ impl Front {
         listener: TcpListener,
         shutdown: impl std::future::Future<Output = ()>,
     ) {
-        tokio::pin!(shutdown);
-        loop {
-            let accepted = tokio::select! {
-                () = &mut shutdown => return,
-                accepted = listener.accept() => accepted,
-            };
-            let Ok((stream, _)) = accepted else {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            };
-            let _ = stream.set_nodelay(true);
+        crate::http_loop::serve(listener, shutdown, move |request| {
             let front = Arc::clone(&self);
-            tokio::spawn(async move {
-                let service = service_fn(move |request| {
-                    let front = Arc::clone(&front);
-                    async move { Ok::<_, Infallible>(front.answer(request).await) }
-                });
-                let _ = http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await;
-            });
-        }
+            async move { front.answer(request).await }
+        })
+        .await;
     }
 
     /// Answers one request, in a pack service's order of checks.

@@ -23,14 +23,9 @@ mod pauses;
 mod routes;
 
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
-use std::time::Duration;
 
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
 use kindgi::Token;
 use kindgi_protocol::{PackIndex, Secret};
 use kindgi_runtime::DevRuntime;
@@ -161,25 +156,9 @@ pub(crate) async fn serve(
     listener: TcpListener,
     shutdown: impl std::future::Future<Output = ()>,
 ) {
-    tokio::pin!(shutdown);
-    loop {
-        let accepted = tokio::select! {
-            () = &mut shutdown => return,
-            accepted = listener.accept() => accepted,
-        };
-        let Ok((stream, _)) = accepted else {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-            continue;
-        };
+    crate::http_loop::serve(listener, shutdown, move |request| {
         let inspector = Arc::clone(&inspector);
-        tokio::spawn(async move {
-            let service = service_fn(move |request| {
-                let inspector = Arc::clone(&inspector);
-                async move { Ok::<_, Infallible>(inspector.answer(request).await) }
-            });
-            let _ = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
-        });
-    }
+        async move { inspector.answer(request).await }
+    })
+    .await;
 }
