@@ -2,17 +2,23 @@
 //! instance's text, the full path its tree. Whatever the schema and the
 //! text, a text the screen passes parses, is valid, has no default to
 //! fill and no repeated key — the full path would have run the call with
-//! the very same input. Never a panic or a hang.
+//! the very same input. `Validator::deserialize_passing` of a type that
+//! skips every value, or takes every value, passes exactly the texts the
+//! screen passes. Never a panic or a hang.
 
 #![no_main]
 
 use std::collections::HashSet;
 use std::fmt;
+use std::marker::PhantomData;
 use std::sync::OnceLock;
 
 use kindgi_validate::Validator;
 use libfuzzer_sys::fuzz_target;
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
+    Visitor,
+};
 use serde_json::{Value, json};
 
 /// Schemas the screen has a plan for: the shapes derived schemas take.
@@ -107,8 +113,20 @@ impl<'de> Visitor<'de> for Repeats<'_> {
     }
 }
 
+/// Whether `T`, read in one pass with the checks, reads `text` to its end.
+fn reads<T: DeserializeOwned>(validator: &Validator, text: &[u8]) -> bool {
+    let mut reader = serde_json::Deserializer::from_slice(text);
+    validator
+        .deserialize_passing(PhantomData::<T>, &mut reader)
+        .is_ok()
+        && reader.end().is_ok()
+}
+
 fn check(validator: &Validator, text: &[u8]) {
-    if !validator.accepts_text(text) {
+    let passed = validator.accepts_text(text);
+    assert_eq!(reads::<IgnoredAny>(validator, text), passed, "skipping every value");
+    assert_eq!(reads::<Value>(validator, text), passed, "taking every value");
+    if !passed {
         return;
     }
     let mut tree: Value = serde_json::from_slice(text).expect("a text the screen passed parses");

@@ -280,6 +280,63 @@ impl Validator {
             .is_some_and(|plan| screen::passes(plan, text))
     }
 
+    /// Reads `seed` from `deserializer` and checks the text as it goes, in
+    /// one pass: `Ok` only when [`Validator::accepts_text`] would pass the
+    /// same text (valid, nothing to fill, read into any type as its tree
+    /// would be) and the read itself succeeds. The values the seed's type
+    /// skips are checked all the same.
+    ///
+    /// Any error — the text doesn't pass, the schema has no plan for
+    /// text, the read failed, or the type takes a value in a shape the
+    /// checks don't follow (bytes, a 128-bit integer, an enum variant with
+    /// content, a `RawValue`) — means "take the full path": parse the
+    /// tree, fill it, validate it, read it. Its message is not for users.
+    ///
+    /// The deserializer must, as serde_json's does, fail when a type stops
+    /// reading an array or object before its end (a tuple shorter than
+    /// the array): the items left unread are not checked.
+    ///
+    /// ```
+    /// use std::marker::PhantomData;
+    ///
+    /// use kindgi_validate::Validator;
+    /// use serde_json::json;
+    ///
+    /// #[derive(serde::Deserialize, Debug, PartialEq)]
+    /// struct Order {
+    ///     count: u32,
+    /// }
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "type": "object",
+    ///     "properties": {"count": {"type": "integer", "maximum": 9}, "note": {"type": "string"}},
+    ///     "required": ["count"]
+    /// }))?;
+    /// let read = |text: &str| {
+    ///     let mut reader = serde_json::Deserializer::from_str(text);
+    ///     validator.deserialize_passing(PhantomData::<Order>, &mut reader)
+    /// };
+    /// assert_eq!(read(r#"{"count": 3, "note": "hi"}"#)?, Order { count: 3 });
+    /// assert!(read(r#"{"count": 10}"#).is_err());
+    /// // `note` isn't read into `Order`, but it is checked.
+    /// assert!(read(r#"{"count": 3, "note": 7}"#).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn deserialize_passing<'de, S, D>(
+        &self,
+        seed: S,
+        deserializer: D,
+    ) -> Result<S::Value, D::Error>
+    where
+        S: serde::de::DeserializeSeed<'de>,
+        D: serde::de::Deserializer<'de>,
+    {
+        match &self.plan {
+            Some(plan) => screen::deserialize_passing(plan, seed, deserializer),
+            None => Err(serde::de::Error::custom("no plan for this schema")),
+        }
+    }
+
     /// Fills missing properties that have a `default` in the schema, as Ajv's
     /// `useDefaults: true` does: a copy of the default is inserted, then filled
     /// itself; nested objects and array items are filled through `properties`,

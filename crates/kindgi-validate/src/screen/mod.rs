@@ -13,7 +13,10 @@
 
 mod number;
 mod plan;
+mod read;
 mod walk;
+
+use serde::de::{DeserializeSeed, Deserializer};
 
 pub(crate) use plan::Plan;
 
@@ -22,17 +25,211 @@ pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
     walk::passes(plan, text)
 }
 
+/// `seed` read from `deserializer`, every value checked against `plan` as
+/// it is read; an error unless the text passes.
+pub(crate) fn deserialize_passing<'de, S, D>(
+    plan: &Plan,
+    seed: S,
+    deserializer: D,
+) -> Result<S::Value, D::Error>
+where
+    S: DeserializeSeed<'de>,
+    D: Deserializer<'de>,
+{
+    seed.deserialize(read::Checked {
+        walk: walk::Walk::root(plan),
+        inner: deserializer,
+    })
+}
+
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+    use std::marker::PhantomData;
+
+    use serde::Deserialize;
+    use serde::de::{DeserializeOwned, IgnoredAny};
     use serde_json::{Value, json};
 
     use crate::Validator;
 
+    /// `T` read from `text` through `deserialize_passing`, to its end.
+    fn read<T: DeserializeOwned>(validator: &Validator, text: &str) -> serde_json::Result<T> {
+        let mut reader = serde_json::Deserializer::from_str(text);
+        let value = validator.deserialize_passing(PhantomData::<T>, &mut reader)?;
+        reader.end()?;
+        Ok(value)
+    }
+
+    /// `T` read in one pass where the screen passes `text`, else `None`;
+    /// a value read is the one its tree gives.
+    fn typed<T: DeserializeOwned + PartialEq + std::fmt::Debug>(
+        schema: &Value,
+        text: &str,
+    ) -> Option<T> {
+        let validator = Validator::new(schema).expect("a schema");
+        let value = read::<T>(&validator, text).ok()?;
+        assert!(validator.accepts_text(text.as_bytes()), "{schema} {text}");
+        let tree: Value = serde_json::from_str(text).expect("JSON");
+        assert_eq!(
+            serde_json::from_value::<T>(tree).ok().as_ref(),
+            Some(&value)
+        );
+        Some(value)
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    #[serde(rename_all = "lowercase")]
+    enum Status {
+        Open,
+        Paid,
+    }
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Typed {
+        id: String,
+        count: u32,
+        status: Option<Status>,
+        #[serde(default)]
+        tags: Vec<String>,
+    }
+
+    #[test]
+    fn a_typed_read_checks_every_value_it_reads_and_skips() {
+        let schema = order();
+        let read = |text| typed::<Typed>(&schema, text);
+        assert_eq!(
+            read(r#"{"id": "a", "count": 3, "status": "paid", "tags": ["x"]}"#),
+            Some(Typed {
+                id: "a".into(),
+                count: 3,
+                status: Some(Status::Paid),
+                tags: vec!["x".into()]
+            })
+        );
+        // Fields `Typed` doesn't have are checked all the same.
+        assert!(read(r#"{"id": "a", "count": 3, "price": 0.5, "line": {"sku": "s"}}"#).is_some());
+        for text in [
+            r#"{"id": "a", "count": 3, "price": 0.125}"#,
+            r#"{"id": "a", "count": 3, "line": {"next": {"sku": "t"}}}"#,
+            r#"{"id": "a", "count": 3, "extra": {"b": 1, "a": 2}}"#,
+            r#"{"id": "a", "count": 10}"#,
+            r#"{"id": "abcde", "count": 3}"#,
+            r#"{"id": "a", "count": 3, "status": "shipped"}"#,
+            r#"{"id": "a", "count": 3, "tags": ["x", "y", "z"]}"#,
+            r#"{"id": "a", "count": 3, "count": 3}"#,
+            r#"{"id": "a"}"#,
+            r#"{"count": 3, "id": "a", "other": 1}"#,
+            // Valid, but not a `Typed`: the full path answers.
+            r#"{"id": "a", "count": 3, "status": null, "tags": null}"#,
+        ] {
+            assert_eq!(read(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn a_typed_read_of_maps_options_and_tuples() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "pair": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                "counts": {"type": "object", "additionalProperties": {"type": "integer"}},
+                "maybe": {"type": ["string", "null"], "maxLength": 2}
+            }
+        });
+        #[derive(Debug, Deserialize, PartialEq)]
+        struct Shapes {
+            pair: Option<(u8, u8)>,
+            #[serde(default)]
+            counts: BTreeMap<String, i64>,
+            maybe: Option<String>,
+        }
+        let value = typed::<Shapes>(
+            &schema,
+            r#"{"pair": [1, 2], "counts": {"a": 1, "b": -2}, "maybe": null}"#,
+        )
+        .expect("passes");
+        assert_eq!(value.pair, Some((1, 2)));
+        assert_eq!(value.counts.len(), 2);
+        assert_eq!(value.maybe, None);
+        assert!(typed::<Shapes>(&schema, r#"{"pair": [1, -2]}"#).is_none());
+        assert!(typed::<Shapes>(&schema, r#"{"maybe": "abc"}"#).is_none());
+        // A tuple shorter than the array stops before its end.
+        assert!(typed::<Shapes>(&schema, r#"{"pair": [1, 2, 3]}"#).is_none());
+    }
+
+    #[test]
+    fn shapes_the_checks_cannot_follow_stop_the_read() {
+        let schema = json!({"oneOf": [{"type": "string", "enum": ["a"]}, {"type": "object"}]});
+        #[derive(Debug, Deserialize, PartialEq)]
+        #[serde(rename_all = "lowercase")]
+        enum Shape {
+            A,
+            B { size: u8 },
+        }
+        assert_eq!(typed::<Shape>(&schema, r#""a""#), Some(Shape::A));
+        // Valid, and a `Shape`, but written as an object: not followed.
+        assert_eq!(typed::<Shape>(&schema, r#"{"b": {"size": 1}}"#), None);
+        let bytes = json!({"type": "string"});
+        assert!(typed::<serde_bytes_like::Bytes>(&bytes, r#""ab""#).is_none());
+        let wide = json!({"type": "integer"});
+        assert_eq!(typed::<u128>(&wide, "3"), None);
+        let validator = Validator::new(&json!({"type": "object"})).expect("a schema");
+        assert!(read::<Box<serde_json::value::RawValue>>(&validator, "{}").is_err());
+    }
+
+    #[test]
+    fn a_schema_without_a_plan_reads_nothing() {
+        let validator =
+            Validator::new(&json!({"type": "string", "pattern": "^a"})).expect("a schema");
+        let error = read::<String>(&validator, r#""abc""#).expect_err("no plan");
+        assert_eq!(error.to_string(), "no plan for this schema");
+    }
+
+    /// A type that reads a string as bytes.
+    mod serde_bytes_like {
+        use serde::de::{Deserialize, Deserializer, Error, Visitor};
+
+        #[derive(Debug, PartialEq)]
+        pub(super) struct Bytes(pub(super) Vec<u8>);
+
+        impl<'de> Deserialize<'de> for Bytes {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Bytes, D::Error> {
+                struct Read;
+                impl<'de> Visitor<'de> for Read {
+                    type Value = Bytes;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("bytes")
+                    }
+                    fn visit_bytes<E: Error>(self, b: &[u8]) -> Result<Bytes, E> {
+                        Ok(Bytes(b.to_vec()))
+                    }
+                    fn visit_str<E: Error>(self, s: &str) -> Result<Bytes, E> {
+                        Ok(Bytes(s.as_bytes().to_vec()))
+                    }
+                }
+                deserializer.deserialize_bytes(Read)
+            }
+        }
+    }
+
     /// `accepts_text` on `text`, checked against the full path: a text it
-    /// passes is valid and has nothing to fill.
+    /// passes is valid and has nothing to fill. A read through
+    /// `deserialize_passing` of a type that takes every value, or skips
+    /// every value, passes the same texts.
     fn screen(schema: &Value, text: &str) -> bool {
         let validator = Validator::new(schema).expect("a schema");
         let passed = validator.accepts_text(text.as_bytes());
+        assert_eq!(
+            read::<IgnoredAny>(&validator, text).is_ok(),
+            passed,
+            "skipping {schema} {text}"
+        );
+        assert_eq!(
+            read::<Value>(&validator, text).is_ok(),
+            passed,
+            "taking {schema} {text}"
+        );
         if passed {
             let mut value: Value = serde_json::from_str(text).expect("JSON");
             assert!(validator.validate(&value).is_ok(), "{schema} {text}");
@@ -160,6 +357,31 @@ mod tests {
         assert!(screen(&schema, r#"{"loud": true, "level": 1}"#));
         assert!(!screen(&schema, r#"{"level": 1}"#));
         assert!(!screen(&schema, r#"{"loud": true}"#));
+    }
+
+    #[test]
+    fn lengths_count_characters_not_bytes() {
+        let schema = json!({"type": "string", "minLength": 2, "maxLength": 3});
+        for text in [
+            r#""ab""#,
+            r#""abc""#,
+            r#""éé""#,
+            r#""ééé""#,
+            r#""😀😀""#,
+            r#""a😀""#,
+        ] {
+            assert!(screen(&schema, text), "{text}");
+        }
+        for text in [
+            r#""a""#,
+            r#""abcd""#,
+            r#""é""#,
+            r#""😀""#,
+            r#""éééé""#,
+            r#""😀😀😀😀""#,
+        ] {
+            assert!(!screen(&schema, text), "{text}");
+        }
     }
 
     #[test]

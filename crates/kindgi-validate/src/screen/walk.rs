@@ -18,7 +18,7 @@ const MAX_SCHEMAS: usize = 8;
 
 /// Why the walk stopped early; every reason means "not passed".
 #[derive(Debug)]
-struct Stop;
+pub(super) struct Stop;
 
 impl fmt::Display for Stop {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -33,11 +33,7 @@ pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
         return false;
     };
     let mut reader = serde_json::Deserializer::from_str(text);
-    let walk = Walk {
-        plan,
-        schemas: Schemas::one(plan.root),
-    };
-    walk.deserialize(&mut reader).is_ok() && reader.end().is_ok()
+    Walk::root(plan).deserialize(&mut reader).is_ok() && reader.end().is_ok()
 }
 
 /// Schemas a value must pass, every one.
@@ -81,12 +77,21 @@ impl<'p> Applying<'p> {
 }
 
 /// The seed that checks one value.
-struct Walk<'p> {
+#[derive(Clone, Copy)]
+pub(super) struct Walk<'p> {
     plan: &'p Plan,
     schemas: Schemas,
 }
 
 impl<'p> Walk<'p> {
+    /// The walk that checks a whole text against `plan`.
+    pub(super) fn root(plan: &'p Plan) -> Walk<'p> {
+        Walk {
+            plan,
+            schemas: Schemas::one(plan.root),
+        }
+    }
+
     /// The rules of every schema that applies to a value of `kind`, through
     /// `$ref`s and branches; `Stop` when one of them refuses the kind.
     fn applying(&self, kind: u8) -> Result<Applying<'p>, Stop> {
@@ -155,7 +160,19 @@ impl<'p> Walk<'p> {
         Ok(applying)
     }
 
-    fn number(self, n: Num) -> Result<(), Stop> {
+    /// Checks a `null`.
+    pub(super) fn null(self) -> Result<(), Stop> {
+        self.scalar(kind::NULL, |v| Some(v.is_null())).map(drop)
+    }
+
+    /// Checks a boolean.
+    pub(super) fn boolean(self, b: bool) -> Result<(), Stop> {
+        self.scalar(kind::BOOLEAN, |v| Some(v.as_bool() == Some(b)))
+            .map(drop)
+    }
+
+    /// Checks a number.
+    pub(super) fn number(self, n: Num) -> Result<(), Stop> {
         let kind = if n.is_integral() {
             kind::INTEGER
         } else {
@@ -186,11 +203,14 @@ impl<'p> Walk<'p> {
         Ok(())
     }
 
-    fn string(self, s: &str) -> Result<(), Stop> {
+    /// Checks a string.
+    pub(super) fn string(self, s: &str) -> Result<(), Stop> {
         let applying = self.scalar(kind::STRING, |v| Some(v.as_str() == Some(s)))?;
         let mut length = None;
         for rules in applying.iter() {
-            if rules.min_length.is_some() || rules.max_length.is_some() {
+            if (rules.min_length.is_some() || rules.max_length.is_some())
+                && !length_surely_within(s, rules.min_length, rules.max_length)
+            {
                 let chars = *length.get_or_insert_with(|| s.chars().count() as u64);
                 if rules.min_length.is_some_and(|min| chars < min)
                     || rules.max_length.is_some_and(|max| chars > max)
@@ -217,7 +237,7 @@ impl<'de> DeserializeSeed<'de> for Walk<'_> {
 }
 
 /// `Stop` as the parser's error.
-fn stop<E: de::Error>(_: Stop) -> E {
+pub(super) fn stop<E: de::Error>(_: Stop) -> E {
     E::custom(Stop)
 }
 
@@ -229,15 +249,11 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.scalar(kind::NULL, |v| Some(v.is_null()))
-            .map(drop)
-            .map_err(stop)
+        self.null().map_err(stop)
     }
 
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
-        self.scalar(kind::BOOLEAN, |v| Some(v.as_bool() == Some(b)))
-            .map(drop)
-            .map_err(stop)
+        self.boolean(b).map_err(stop)
     }
 
     fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
@@ -257,94 +273,164 @@ impl<'de> Visitor<'de> for Walk<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let applying = self.applying(kind::ARRAY).map_err(stop)?;
+        let mut check = SeqCheck::new(self).map_err(stop)?;
+        while seq.next_element_seed(check.items())?.is_some() {
+            check.counted();
+        }
+        check.end().map_err(stop)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut check = MapCheck::new(self).map_err(stop)?;
+        while let Some(key) = map.next_key_seed(Key)? {
+            let value = check.key(key).map_err(stop)?;
+            map.next_value_seed(value)?;
+        }
+        check.end().map_err(stop)
+    }
+}
+
+/// An array's checks, item by item: its items' schemas and its size.
+pub(super) struct SeqCheck<'p> {
+    applying: Applying<'p>,
+    walk: Walk<'p>,
+    count: u64,
+}
+
+impl<'p> SeqCheck<'p> {
+    /// Starts checking an array under `walk`'s schemas.
+    #[inline]
+    pub(super) fn new(walk: Walk<'p>) -> Result<SeqCheck<'p>, Stop> {
+        let applying = walk.applying(kind::ARRAY)?;
         let mut items = Schemas::NONE;
         for rules in applying.iter() {
             if let Some(id) = rules.items {
-                items.push(id).map_err(stop)?;
+                items.push(id)?;
             }
         }
-        let mut count = 0u64;
-        while seq
-            .next_element_seed(Walk {
-                plan: self.plan,
+        Ok(SeqCheck {
+            applying,
+            walk: Walk {
+                plan: walk.plan,
                 schemas: items,
-            })?
-            .is_some()
-        {
-            count += 1;
-        }
-        for rules in applying.iter() {
-            if rules.min_items.is_some_and(|min| count < min)
-                || rules.max_items.is_some_and(|max| count > max)
+            },
+            count: 0,
+        })
+    }
+
+    /// The walk that checks an item.
+    #[inline]
+    pub(super) fn items(&self) -> Walk<'p> {
+        self.walk
+    }
+
+    /// One more item was read.
+    #[inline]
+    pub(super) fn counted(&mut self) {
+        self.count += 1;
+    }
+
+    /// The array ended: its size is checked.
+    #[inline]
+    pub(super) fn end(&self) -> Result<(), Stop> {
+        for rules in self.applying.iter() {
+            if rules.min_items.is_some_and(|min| self.count < min)
+                || rules.max_items.is_some_and(|max| self.count > max)
             {
-                return Err(stop(Stop));
+                return Err(Stop);
             }
         }
         Ok(())
     }
+}
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let applying = self.applying(kind::OBJECT).map_err(stop)?;
-        // Which declared properties came, per applying schema.
-        let mut seen = [0u128; MAX_SCHEMAS];
-        let mut count = 0u64;
-        let mut undeclared = false;
-        let mut ascending = true;
-        let mut previous: Option<Cow<'de, str>> = None;
-        while let Some(key) = map.next_key_seed(Key)? {
-            count += 1;
-            let mut values = Schemas::NONE;
-            let mut known = false;
-            for (rules, seen) in applying.iter().zip(seen.iter_mut()) {
-                match declared(rules, &key) {
-                    Some(index) => {
-                        let bit = 1u128 << index;
-                        if *seen & bit != 0 {
-                            // A repeated key: its tree keeps the last value only.
-                            return Err(stop(Stop));
-                        }
-                        *seen |= bit;
-                        known = true;
-                        values.push(rules.properties[index].node).map_err(stop)?;
+/// An object's checks, key by key: which properties came, in what order,
+/// and what each value must pass.
+pub(super) struct MapCheck<'p, 'de> {
+    plan: &'p Plan,
+    applying: Applying<'p>,
+    /// Which declared properties came, per applying schema.
+    seen: [u128; MAX_SCHEMAS],
+    count: u64,
+    undeclared: bool,
+    ascending: bool,
+    previous: Option<Cow<'de, str>>,
+}
+
+impl<'p, 'de> MapCheck<'p, 'de> {
+    /// Starts checking an object under `walk`'s schemas.
+    #[inline]
+    pub(super) fn new(walk: Walk<'p>) -> Result<MapCheck<'p, 'de>, Stop> {
+        Ok(MapCheck {
+            plan: walk.plan,
+            applying: walk.applying(kind::OBJECT)?,
+            seen: [0; MAX_SCHEMAS],
+            count: 0,
+            undeclared: false,
+            ascending: true,
+            previous: None,
+        })
+    }
+
+    /// The walk that checks the value of `key`, the next key read.
+    #[inline]
+    pub(super) fn key(&mut self, key: Cow<'de, str>) -> Result<Walk<'p>, Stop> {
+        self.count += 1;
+        let mut values = Schemas::NONE;
+        let mut known = false;
+        for (rules, seen) in self.applying.iter().zip(self.seen.iter_mut()) {
+            match declared(rules, &key) {
+                Some(index) => {
+                    let bit = 1u128 << index;
+                    if *seen & bit != 0 {
+                        // A repeated key: its tree keeps the last value only.
+                        return Err(Stop);
                     }
-                    None => {
-                        if let Some(id) = rules.additional {
-                            values.push(id).map_err(stop)?;
-                        }
+                    *seen |= bit;
+                    known = true;
+                    values.push(rules.properties[index].node)?;
+                }
+                None => {
+                    if let Some(id) = rules.additional {
+                        values.push(id)?;
                     }
                 }
             }
-            undeclared |= !known;
-            if ascending
-                && let Some(previous) = &previous
-                && !before(previous, &key)
-            {
-                ascending = false;
-            }
-            previous = Some(key);
-            map.next_value_seed(Walk {
-                plan: self.plan,
-                schemas: values,
-            })?;
         }
+        self.undeclared |= !known;
+        if self.ascending
+            && let Some(previous) = &self.previous
+            && !before(previous, &key)
+        {
+            self.ascending = false;
+        }
+        self.previous = Some(key);
+        Ok(Walk {
+            plan: self.plan,
+            schemas: values,
+        })
+    }
+
+    /// The object ended: what it must hold is checked.
+    #[inline]
+    pub(super) fn end(&self) -> Result<(), Stop> {
         // A map type read from the text sees its keys in the text's order,
         // from the tree in sorted order (and a repeated key twice): only
         // objects whose keys are all declared, or sorted, pass.
-        if undeclared && !ascending {
-            return Err(stop(Stop));
+        if self.undeclared && !self.ascending {
+            return Err(Stop);
         }
-        for (rules, seen) in applying.iter().zip(seen.iter()) {
+        for (rules, seen) in self.applying.iter().zip(self.seen.iter()) {
             for (index, property) in rules.properties.iter().enumerate() {
                 let present = seen & (1u128 << index) != 0;
                 if !present && (property.required || property.defaulted) {
-                    return Err(stop(Stop));
+                    return Err(Stop);
                 }
             }
-            if rules.min_properties.is_some_and(|min| count < min)
-                || rules.max_properties.is_some_and(|max| count > max)
+            if rules.min_properties.is_some_and(|min| self.count < min)
+                || rules.max_properties.is_some_and(|max| self.count > max)
             {
-                return Err(stop(Stop));
+                return Err(Stop);
             }
         }
         Ok(())
@@ -368,6 +454,13 @@ fn declared(rules: &Rules, key: &str) -> Option<usize> {
         .iter()
         .zip(&rules.properties)
         .position(|(&(len, byte), p)| len == key.len() && byte == first && p.name == key)
+}
+
+/// Whether `s`'s length in characters is surely within `min..=max` from
+/// its length in bytes alone: a character is one to four bytes.
+fn length_surely_within(s: &str, min: Option<u64>, max: Option<u64>) -> bool {
+    let bytes = s.len() as u64;
+    max.is_none_or(|max| bytes <= max) && min.is_none_or(|min| bytes.div_ceil(4) >= min)
 }
 
 /// Whether `a` sorts strictly before `b`, as a tree's keys are sorted.
