@@ -328,6 +328,19 @@ struct KeySeed<'k, 'de, X> {
     key: &'k mut Option<Cow<'de, str>>,
 }
 
+impl<'k, 'de, X> KeySeed<'k, 'de, X> {
+    /// The wrapped deserializer, and `visitor` keeping the key.
+    fn split<V>(self, visitor: V) -> (X, KeySeed<'k, 'de, V>) {
+        (
+            self.inner,
+            KeySeed {
+                inner: visitor,
+                key: self.key,
+            },
+        )
+    }
+}
+
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, 'de, S> {
     type Value = S::Value;
 
@@ -342,7 +355,8 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, 'de, S> 
 macro_rules! key_deserialize {
     ($($method:ident)*) => {$(
         fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-            self.inner.$method(KeySeed { inner: visitor, key: self.key })
+            let (inner, seed) = self.split(visitor);
+            inner.$method(seed)
         }
     )*};
 }
@@ -365,11 +379,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeySeed<'_, 'de, D> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let seed = KeySeed {
-            inner: visitor,
-            key: self.key,
-        };
-        self.inner.deserialize_unit_struct(name, seed)
+        let (inner, seed) = self.split(visitor);
+        inner.deserialize_unit_struct(name, seed)
     }
 
     fn deserialize_newtype_struct<V: Visitor<'de>>(
@@ -377,11 +388,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeySeed<'_, 'de, D> {
         name: &'static str,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let seed = KeySeed {
-            inner: visitor,
-            key: self.key,
-        };
-        self.inner.deserialize_newtype_struct(name, seed)
+        let (inner, seed) = self.split(visitor);
+        inner.deserialize_newtype_struct(name, seed)
     }
 
     fn deserialize_tuple<V: Visitor<'de>>(
@@ -389,11 +397,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeySeed<'_, 'de, D> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let seed = KeySeed {
-            inner: visitor,
-            key: self.key,
-        };
-        self.inner.deserialize_tuple(len, seed)
+        let (inner, seed) = self.split(visitor);
+        inner.deserialize_tuple(len, seed)
     }
 
     fn deserialize_tuple_struct<V: Visitor<'de>>(
@@ -402,11 +407,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeySeed<'_, 'de, D> {
         len: usize,
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let seed = KeySeed {
-            inner: visitor,
-            key: self.key,
-        };
-        self.inner.deserialize_tuple_struct(name, len, seed)
+        let (inner, seed) = self.split(visitor);
+        inner.deserialize_tuple_struct(name, len, seed)
     }
 
     fn deserialize_struct<V: Visitor<'de>>(
@@ -415,11 +417,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeySeed<'_, 'de, D> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let seed = KeySeed {
-            inner: visitor,
-            key: self.key,
-        };
-        self.inner.deserialize_struct(name, fields, seed)
+        let (inner, seed) = self.split(visitor);
+        inner.deserialize_struct(name, fields, seed)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -428,11 +427,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeySeed<'_, 'de, D> {
         variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, D::Error> {
-        let seed = KeySeed {
-            inner: visitor,
-            key: self.key,
-        };
-        self.inner.deserialize_enum(name, variants, seed)
+        let (inner, seed) = self.split(visitor);
+        inner.deserialize_enum(name, variants, seed)
     }
 
     fn is_human_readable(&self) -> bool {
