@@ -30,7 +30,7 @@ use hyper::body::Incoming;
 use kindgi_protocol::headers;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::budget::{MemoryBudget, Reservation};
+use super::budget::{MemoryBudget, Reservation, document_cost};
 use super::config::{EnvCheck, ServiceConfig};
 use super::drain::InFlightGuard;
 use super::http::{HttpResponse, draining, overloaded, tenant_mismatch};
@@ -189,7 +189,9 @@ pub(crate) async fn admit(
     // What parsing will build, at most: past the budget, the call is
     // refused before it is parsed (it has not run).
     let large = body.len() >= LARGE_BODY_BYTES;
-    if !off_worker(large, || memory.grow_for_document(&body)) {
+    let counted = body.clone();
+    let cost = off_worker(large, move || document_cost(&counted)).await;
+    if !memory.grow(cost) {
         return Err(overloaded());
     }
     // The room seen before the body may be gone now: then this call is

@@ -223,12 +223,12 @@ fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
             Ok((input, output)) => {
                 tools.insert(
                     entry.id.clone(),
-                    ToolRuntime {
+                    Arc::new(ToolRuntime {
                         entry: entry.clone(),
                         handler,
                         input,
                         output,
-                    },
+                    }),
                 );
             }
             Err(problem) => problems.push(problem),

@@ -118,13 +118,6 @@ impl Reservation {
         }
         taken.is_ok()
     }
-
-    /// Reserves what the document parsed from `body` may cost (an upper
-    /// bound: see [`document_cost`]); `false`, taking nothing, as
-    /// [`Reservation::grow`].
-    pub(crate) fn grow_for_document(&mut self, body: &[u8]) -> bool {
-        self.grow(document_cost(body))
-    }
 }
 
 impl Drop for Reservation {

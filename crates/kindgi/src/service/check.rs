@@ -8,7 +8,7 @@ use std::sync::{Arc, OnceLock};
 use kindgi_protocol::{CheckInvoke, ErrorCode, ErrorResponse, Response};
 use serde_json::Value;
 
-use super::invoke::{Answer, CallMeta, CallRecord, off_worker, panic_error, plain_issue};
+use super::invoke::{Answer, CallMeta, CallRecord, off_worker_in_place, panic_error, plain_issue};
 use super::state::Invoker;
 use crate::Cancellation;
 use crate::authoring::check::CheckOutcome;
@@ -26,7 +26,7 @@ pub(crate) fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -
     );
     // A check's `evaluate` is the pack's own synchronous code: over a large
     // trace it runs off the worker too.
-    let response = off_worker(meta.large, || check_response(state, invoke));
+    let response = off_worker_in_place(meta.large, || check_response(state, invoke));
     record.finish(&response);
     Answer::Message(response)
 }

@@ -171,7 +171,8 @@ async fn invoke(
         Err(refused) => return refused,
     };
     let started = Instant::now();
-    let message = match off_worker(admitted.large, || read(&state.invoker, &admitted.body)) {
+    let reading = (Arc::clone(&state), admitted.body.clone());
+    let message = match off_worker(admitted.large, move || read(&reading.0.invoker, &reading.1)).await {
         Ok(message) => message,
         Err(e) => return answer(&state, started, Answer::Message(e.into())),
     };

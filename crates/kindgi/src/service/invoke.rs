@@ -69,20 +69,40 @@ pub(crate) const LARGE_BODY_BYTES: usize = 256 * 1024;
 /// Runs CPU-bound work of a large call (parsing, default filling,
 /// validation: tens of milliseconds for a few megabytes, more for a body
 /// full of wrong values) without holding up the other calls of this async
-/// worker: on the multi-thread runtime, [`tokio::task::block_in_place`]
-/// hands them to another worker while it runs. Small work runs in place:
-/// handing over costs more than it saves.
-pub(crate) fn off_worker<R>(large: bool, work: impl FnOnce() -> R) -> R {
-    use tokio::runtime::{Handle, RuntimeFlavor};
-    let multi_thread = || {
-        Handle::try_current()
-            .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
-    };
+/// worker: on the multi-thread runtime, on the first free of a few
+/// threads kept for it ([`super::lanes`]), so that one call after another
+/// works on the same thread and its allocator pages serve them all. (With
+/// `block_in_place` the worker's role moved to another thread at every
+/// call, and each thread kept a call's worth of freed pages.) A panic in
+/// `work` goes on in the caller. Small work runs in place: handing over
+/// costs more than it saves.
+pub(crate) async fn off_worker<R: Send + 'static>(
+    large: bool,
+    work: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    if !(large && multi_thread()) {
+        return work();
+    }
+    // A test's process env for this call goes along to the thread.
+    let env = crate::env::overrides();
+    super::lanes::run(move || crate::env::in_thread(env, work)).await
+}
+
+/// [`off_worker`] for work that borrows the call's state: on the
+/// multi-thread runtime, [`tokio::task::block_in_place`] hands the other
+/// calls of this worker to another thread while it runs.
+pub(crate) fn off_worker_in_place<R>(large: bool, work: impl FnOnce() -> R) -> R {
     if large && multi_thread() {
         tokio::task::block_in_place(work)
     } else {
         work()
     }
+}
+
+/// Whether this thread runs on a multi-thread tokio runtime.
+fn multi_thread() -> bool {
+    use tokio::runtime::{Handle, RuntimeFlavor};
+    Handle::try_current().is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
 }
 
 /// The transport's facts about a call.
@@ -259,10 +279,13 @@ pub(crate) async fn tool_response(
         // Passed its schema's screen as it was read.
         ToolInput::Text(text) => ToolInput::Text(text),
         ToolInput::Tree(mut input) => {
-            let checked = off_worker(meta.large, || {
-                tool.input.fill_defaults(&mut input);
-                tool.input.validate(&input)
-            });
+            let runtime = Arc::clone(tool);
+            let (input, checked) = off_worker(meta.large, move || {
+                runtime.input.fill_defaults(&mut input);
+                let checked = runtime.input.validate(&input);
+                (input, checked)
+            })
+            .await;
             if let Err(issues) = checked {
                 return Response::Error(
                     ErrorResponse::new(
@@ -291,7 +314,13 @@ pub(crate) async fn tool_response(
     };
     match outcome {
         Outcome::Reply(ReplyValue::Output(output)) => {
-            match off_worker(meta.large, || tool.output.validate(&output)) {
+            let runtime = Arc::clone(tool);
+            let (output, checked) = off_worker(meta.large, move || {
+                let checked = runtime.output.validate(&output);
+                (output, checked)
+            })
+            .await;
+            match checked {
                 Ok(()) => Response::result(output),
                 Err(issues) => Response::Error(
                     ErrorResponse::new(
@@ -463,9 +492,11 @@ async fn run_handler(
                 // away, the deadline) drops the handler's future with it.
                 // Making the future reads the input into the handler's type:
                 // for a large body, work for off the worker.
-                let made = off_worker(meta.large, || {
+                let handler = Arc::clone(handler);
+                let made = off_worker(meta.large, move || {
                     std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)))
-                });
+                })
+                .await;
                 match made {
                     Ok(future) => {
                         let run = AssertUnwindSafe(in_call(call_log, future)).catch_unwind();

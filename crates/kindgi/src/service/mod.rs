@@ -30,6 +30,7 @@ mod connections;
 mod drain;
 mod env_filter;
 mod http;
+mod lanes;
 pub(crate) mod invoke;
 mod limits;
 pub mod pack_http;

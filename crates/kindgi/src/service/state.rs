@@ -38,7 +38,7 @@ pub(crate) struct CheckRuntime {
 /// has already decided the call may run.
 pub(crate) struct Invoker {
     pub(crate) index: PackIndex,
-    pub(crate) tools: HashMap<String, ToolRuntime>,
+    pub(crate) tools: HashMap<String, Arc<ToolRuntime>>,
     pub(crate) checks: HashMap<String, CheckRuntime>,
     pub(crate) logger: Arc<Logger>,
     /// Slots of blocking handlers running, their calls ended or not
@@ -84,7 +84,10 @@ impl Invoker {
 }
 
 /// The tools and checks of an index, readied: see [`super::boot`].
-pub(crate) type Loaded = (HashMap<String, ToolRuntime>, HashMap<String, CheckRuntime>);
+pub(crate) type Loaded = (
+    HashMap<String, Arc<ToolRuntime>>,
+    HashMap<String, CheckRuntime>,
+);
 
 /// The booted service: the invoker, and who may call it, when.
 pub(crate) struct ServiceState {
