@@ -255,7 +255,7 @@ fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
                 continue;
             }
         };
-        checks.insert(check_id, CheckRuntime { config, evaluate });
+        checks.insert(check_id, Arc::new(CheckRuntime { config, evaluate }));
     }
     if problems.is_empty() {
         Ok((tools, checks))

@@ -8,14 +8,14 @@ use std::sync::{Arc, OnceLock};
 use kindgi_protocol::{CheckInvoke, ErrorCode, ErrorResponse, Response};
 use serde_json::Value;
 
-use super::invoke::{Answer, CallMeta, CallRecord, off_worker_in_place, panic_error, plain_issue};
-use super::state::Invoker;
+use super::invoke::{Answer, CallMeta, CallRecord, off_worker, panic_error, plain_issue};
+use super::state::{CheckRuntime, Invoker};
 use crate::Cancellation;
 use crate::authoring::check::CheckOutcome;
 use crate::error::cause_of_dyn;
 
 /// Runs a check call.
-pub(crate) fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -> Answer {
+pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -> Answer {
     let mut record = CallRecord::new(
         state,
         ("check", invoke.check.id.clone()),
@@ -26,7 +26,8 @@ pub(crate) fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -
     );
     // A check's `evaluate` is the pack's own synchronous code: over a large
     // trace it runs off the worker too.
-    let response = off_worker_in_place(meta.large, || check_response(state, invoke));
+    let check = state.checks.get(&invoke.check.id).map(Arc::clone);
+    let response = off_worker(meta.large, move || answer(check.as_deref(), invoke)).await;
     record.finish(&response);
     Answer::Message(response)
 }
@@ -39,8 +40,13 @@ fn check_error(code: ErrorCode, id: &str, message: String) -> ErrorResponse {
 /// The answer to a check call, without its `call` record: what
 /// [`crate::testing`] calls too.
 pub(crate) fn check_response(state: &Invoker, invoke: CheckInvoke) -> Response {
+    answer(state.checks.get(&invoke.check.id).map(|c| &**c), invoke)
+}
+
+/// The answer of `check` (`None`: the pack has none of that id).
+fn answer(check: Option<&CheckRuntime>, invoke: CheckInvoke) -> Response {
     let id = invoke.check.id.as_str();
-    let Some(check) = state.checks.get(id) else {
+    let Some(check) = check else {
         return check_error(
             ErrorCode::CheckNotInPack,
             id,

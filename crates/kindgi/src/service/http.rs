@@ -172,10 +172,11 @@ async fn invoke(
     };
     let started = Instant::now();
     let reading = (Arc::clone(&state), admitted.body.clone());
-    let message = match off_worker(admitted.large, move || read(&reading.0.invoker, &reading.1)).await {
-        Ok(message) => message,
-        Err(e) => return answer(&state, started, Answer::Message(e.into())),
-    };
+    let message =
+        match off_worker(admitted.large, move || read(&reading.0.invoker, &reading.1)).await {
+            Ok(message) => message,
+            Err(e) => return answer(&state, started, Answer::Message(e.into())),
+        };
     let trace = header(headers, TRACEPARENT).and_then(trace_ids);
     let meta = CallMeta {
         large: admitted.large,
@@ -191,7 +192,7 @@ async fn invoke(
             Answer::TenantMismatch
         }
         Read::Tool(call) => run_tool(invoker, call, meta).await,
-        Read::Check(call) => run_check(invoker, call, &meta),
+        Read::Check(call) => run_check(invoker, call, &meta).await,
         Read::Other => Answer::Message(
             ErrorResponse::new(ErrorCode::UnexpectedMessageKind, "Unknown request kind").into(),
         ),

@@ -88,21 +88,11 @@ pub(crate) async fn off_worker<R: Send + 'static>(
     super::lanes::run(move || crate::env::in_thread(env, work)).await
 }
 
-/// [`off_worker`] for work that borrows the call's state: on the
-/// multi-thread runtime, [`tokio::task::block_in_place`] hands the other
-/// calls of this worker to another thread while it runs.
-pub(crate) fn off_worker_in_place<R>(large: bool, work: impl FnOnce() -> R) -> R {
-    if large && multi_thread() {
-        tokio::task::block_in_place(work)
-    } else {
-        work()
-    }
-}
-
 /// Whether this thread runs on a multi-thread tokio runtime.
 fn multi_thread() -> bool {
     use tokio::runtime::{Handle, RuntimeFlavor};
-    Handle::try_current().is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
+    Handle::try_current()
+        .is_ok_and(|runtime| runtime.runtime_flavor() == RuntimeFlavor::MultiThread)
 }
 
 /// The transport's facts about a call.

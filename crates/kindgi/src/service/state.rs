@@ -39,7 +39,7 @@ pub(crate) struct CheckRuntime {
 pub(crate) struct Invoker {
     pub(crate) index: PackIndex,
     pub(crate) tools: HashMap<String, Arc<ToolRuntime>>,
-    pub(crate) checks: HashMap<String, CheckRuntime>,
+    pub(crate) checks: HashMap<String, Arc<CheckRuntime>>,
     pub(crate) logger: Arc<Logger>,
     /// Slots of blocking handlers running, their calls ended or not
     /// ([`super::invoke::MAX_BLOCKING_HANDLERS`]).
@@ -86,7 +86,7 @@ impl Invoker {
 /// The tools and checks of an index, readied: see [`super::boot`].
 pub(crate) type Loaded = (
     HashMap<String, Arc<ToolRuntime>>,
-    HashMap<String, CheckRuntime>,
+    HashMap<String, Arc<CheckRuntime>>,
 );
 
 /// The booted service: the invoker, and who may call it, when.
