@@ -18,10 +18,17 @@ use serde_json::{Map, Value};
 use crate::{CallContext, Connection, ToolFilesGrant, WaitToken};
 use crate::{CheckInvoke, CheckRef, LazyInvoke, Request, ToolInvoke, ToolRef};
 
+/// `body` as text, checked once here: read from a `&str`, serde_json
+/// checks no string's UTF-8 again. `None` (the checked path) for a body
+/// that isn't UTF-8.
+fn text_of(body: &[u8]) -> Option<&str> {
+    std::str::from_utf8(body).ok()
+}
+
 /// Reads `body` when it is a well-formed request; `None` when the checked
 /// path must look at it.
 pub(crate) fn parse(body: &[u8]) -> Option<Request> {
-    let message: Message<Value> = serde_json::from_slice(body).ok()?;
+    let message: Message<Value> = serde_json::from_str(text_of(body)?).ok()?;
     if message.v != 2.0 {
         return None;
     }
@@ -59,7 +66,7 @@ pub(crate) fn parse(body: &[u8]) -> Option<Request> {
 /// Reads `body` when it is a well-formed invoke, leaving its input as the
 /// JSON text it is in `body`; see [`crate::parse_invoke_lazily`].
 pub(crate) fn parse_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
-    let message: Message<&RawValue> = serde_json::from_slice(body).ok()?;
+    let message: Message<&RawValue> = serde_json::from_str(text_of(body)?).ok()?;
     if message.v != 2.0 || message.kind != "invoke" {
         return None;
     }
