@@ -20,6 +20,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::call_ctx::ContextFlags;
+use crate::data_dir::DataDirArg;
 use crate::link::RuntimeLink;
 use crate::out::{counted, say};
 
@@ -111,13 +112,8 @@ pub(crate) struct CallArgs {
     /// The admin token of `--runtime`.
     #[arg(long, env = "KINDGI_RUNTIME_ADMIN_TOKEN", hide_env_values = true)]
     admin_token: Option<String>,
-    /// The embedded runtime's data directory.
-    #[arg(
-        long,
-        env = "KINDGI_RUNTIME_DATA_DIR",
-        default_value = ".kindgi/runtime"
-    )]
-    data_dir: PathBuf,
+    #[command(flatten)]
+    data_dir: DataDirArg,
 }
 
 /// Options of `kindgi info`.
@@ -325,7 +321,7 @@ pub(crate) async fn call(args: CallArgs) -> anyhow::Result<ExitCode> {
             http: reqwest::Client::new(),
         })
     } else {
-        Some(RuntimeLink::embedded(&args.data_dir).await?)
+        Some(RuntimeLink::embedded(&args.data_dir.path).await?)
     };
     let mut call = call;
     call.timeout = Duration::from_millis(args.timeout_ms.max(1));

@@ -15,9 +15,10 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 use kindgi_protocol::{PackIndex, Secret};
-use kindgi_runtime::{DevRuntime, RuntimeConfig};
+use kindgi_runtime::RuntimeConfig;
 use tokio::net::TcpListener;
 
+use crate::data_dir::{DataDirArg, open_store};
 use crate::inspector::{self, Inspector, Target};
 use crate::out::say;
 
@@ -36,13 +37,8 @@ pub(crate) struct InspectArgs {
     /// The inspector's port on 127.0.0.1 (0 picks a free one).
     #[arg(long, default_value_t = 0)]
     port: u16,
-    /// The embedded dev runtime's data directory.
-    #[arg(
-        long,
-        env = "KINDGI_RUNTIME_DATA_DIR",
-        default_value = ".kindgi/runtime"
-    )]
-    data_dir: PathBuf,
+    #[command(flatten)]
+    data_dir: DataDirArg,
 }
 
 /// Runs `kindgi inspect` until Ctrl-C (or SIGTERM).
@@ -51,12 +47,7 @@ pub(crate) async fn run(args: InspectArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("Cannot read the pack index {}", args.index.display()))?;
     let index: PackIndex = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a pack index", args.index.display()))?;
-    let runtime = DevRuntime::open(RuntimeConfig::new(&args.data_dir)).with_context(|| {
-        format!(
-            "Cannot open the runtime's store in {}",
-            args.data_dir.display()
-        )
-    })?;
+    let runtime = open_store(RuntimeConfig::new(&args.data_dir.path))?;
     let runtime_listener = TcpListener::bind("127.0.0.1:0")
         .await
         .context("Cannot listen for the embedded runtime")?;

@@ -7,6 +7,8 @@ use anyhow::{Context, anyhow, bail};
 use kindgi_runtime::{CallGrant, DevRuntime, OpenCall, RuntimeConfig, WaitRecord};
 use serde_json::{Value, json};
 
+use crate::data_dir::open_store;
+
 /// A dev runtime to open calls on.
 #[derive(Debug)]
 pub(crate) enum RuntimeLink {
@@ -23,9 +25,7 @@ pub(crate) enum RuntimeLink {
 impl RuntimeLink {
     /// Starts an embedded runtime on `data_dir`.
     pub(crate) async fn embedded(data_dir: &std::path::Path) -> anyhow::Result<Self> {
-        let runtime = DevRuntime::open(RuntimeConfig::new(data_dir)).with_context(|| {
-            format!("Cannot open the runtime's store in {}", data_dir.display())
-        })?;
+        let runtime = open_store(RuntimeConfig::new(data_dir))?;
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .context("Cannot listen for the embedded runtime")?;

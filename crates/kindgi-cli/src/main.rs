@@ -14,6 +14,7 @@
 mod call_cmd;
 mod call_ctx;
 mod conformance_cmd;
+mod data_dir;
 mod dev;
 mod dev_cmd;
 mod http_loop;

@@ -1,12 +1,13 @@
 //! `kindgi runtime`: the dev runtime as a process.
 
-use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use kindgi_runtime::{DevRuntime, RuntimeConfig};
+use kindgi_runtime::RuntimeConfig;
 use serde_json::json;
+
+use crate::data_dir::{DataDirArg, open_store};
 
 /// Options of `kindgi runtime`.
 #[derive(Debug, Args)]
@@ -17,13 +18,8 @@ pub(crate) struct RuntimeArgs {
     /// The port to listen on (0 picks a free one).
     #[arg(long, env = "KINDGI_RUNTIME_PORT", default_value_t = 8787)]
     port: u16,
-    /// Where the store lives (created on first start).
-    #[arg(
-        long,
-        env = "KINDGI_RUNTIME_DATA_DIR",
-        default_value = ".kindgi/runtime"
-    )]
-    data_dir: PathBuf,
+    #[command(flatten)]
+    data_dir: DataDirArg,
     /// The base URL handed out in tool-files grants and wait links
     /// (default: the listening address).
     #[arg(long)]
@@ -59,7 +55,7 @@ pub(crate) struct RuntimeArgs {
 
 impl RuntimeArgs {
     fn config(&self) -> (RuntimeConfig, bool) {
-        let mut config = RuntimeConfig::new(&self.data_dir);
+        let mut config = RuntimeConfig::new(&self.data_dir.path);
         let generated = self.admin_token.is_none();
         if let Some(token) = &self.admin_token {
             config.admin_token.clone_from(token);
@@ -90,8 +86,7 @@ pub(crate) async fn run(args: RuntimeArgs) -> anyhow::Result<()> {
     let (config, generated) = args.config();
     let admin_token = config.admin_token.clone();
     let data_dir = config.data_dir.clone();
-    let runtime = DevRuntime::open(config)
-        .with_context(|| format!("Cannot open the runtime's store in {}", data_dir.display()))?;
+    let runtime = open_store(config)?;
     let listener = tokio::net::TcpListener::bind((args.host.as_str(), args.port))
         .await
         .with_context(|| format!("Cannot listen on {}:{}", args.host, args.port))?;
