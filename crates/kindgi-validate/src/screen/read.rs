@@ -28,19 +28,29 @@ pub(super) struct Checked<'p, X> {
 }
 
 impl<'p, X> Checked<'p, X> {
-    fn with<Y>(&self, inner: Y) -> Checked<'p, Y> {
-        Checked {
-            walk: self.walk,
-            inner,
-        }
+    /// The wrapped value, and `next` checked by the same walk.
+    fn split<Y>(self, next: Y) -> (X, Checked<'p, Y>) {
+        (
+            self.inner,
+            Checked {
+                walk: self.walk,
+                inner: next,
+            },
+        )
     }
 }
 
-macro_rules! checked_deserialize {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-            let checked = self.with(visitor);
-            self.inner.$method(checked)
+/// `deserialize_*` methods that hand the wrapped deserializer the visitor
+/// as `split` wraps it: for [`Checked`] and [`KeySeed`] alike.
+macro_rules! forward_deserialize {
+    ($($method:ident($($arg:ident: $ty:ty),*))*) => {$(
+        fn $method<V: Visitor<'de>>(
+            self,
+            $($arg: $ty,)*
+            visitor: V,
+        ) -> Result<V::Value, D::Error> {
+            let (inner, visitor) = self.split(visitor);
+            inner.$method($($arg,)* visitor)
         }
     )*};
 }
@@ -56,13 +66,17 @@ macro_rules! refused_deserialize {
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
     type Error = D::Error;
 
-    checked_deserialize! {
-        deserialize_any deserialize_bool
-        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64
-        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64
-        deserialize_f32 deserialize_f64 deserialize_char
-        deserialize_str deserialize_string deserialize_option deserialize_unit
-        deserialize_seq deserialize_map deserialize_identifier
+    forward_deserialize! {
+        deserialize_any() deserialize_bool()
+        deserialize_i8() deserialize_i16() deserialize_i32() deserialize_i64()
+        deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
+        deserialize_f32() deserialize_f64() deserialize_char()
+        deserialize_str() deserialize_string() deserialize_option() deserialize_unit()
+        deserialize_seq() deserialize_map() deserialize_identifier()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
     }
 
     // Bytes and 128-bit integers reach the type unlike the screen's values.
@@ -76,15 +90,6 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
         visitor.visit_unit()
     }
 
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let checked = self.with(visitor);
-        self.inner.deserialize_unit_struct(name, checked)
-    }
-
     fn deserialize_newtype_struct<V: Visitor<'de>>(
         self,
         name: &'static str,
@@ -93,37 +98,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
         if name == RAW_VALUE_TOKEN {
             return Err(stop(Stop));
         }
-        let checked = self.with(visitor);
-        self.inner.deserialize_newtype_struct(name, checked)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let checked = self.with(visitor);
-        self.inner.deserialize_tuple(len, checked)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let checked = self.with(visitor);
-        self.inner.deserialize_tuple_struct(name, len, checked)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let checked = self.with(visitor);
-        self.inner.deserialize_struct(name, fields, checked)
+        let (inner, visitor) = self.split(visitor);
+        inner.deserialize_newtype_struct(name, visitor)
     }
 
     fn deserialize_enum<V: Visitor<'de>>(
@@ -134,8 +110,8 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
     ) -> Result<V::Value, D::Error> {
         // Read as any value, so that a variant written as a string is
         // checked as the string it is.
-        let bridge = UnitVariant(self.with(visitor));
-        self.inner.deserialize_any(bridge)
+        let (inner, visitor) = self.split(visitor);
+        inner.deserialize_any(UnitVariant(visitor))
     }
 
     fn is_human_readable(&self) -> bool {
@@ -147,8 +123,8 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for Checked<'_, S> {
     type Value = S::Value;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<S::Value, D::Error> {
-        let checked = self.with(deserializer);
-        self.inner.deserialize(checked)
+        let (seed, deserializer) = self.split(deserializer);
+        seed.deserialize(deserializer)
     }
 }
 
@@ -177,16 +153,16 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checked<'_, V> {
     }
 
     fn visit_some<D: Deserializer<'de>>(self, deserializer: D) -> Result<V::Value, D::Error> {
-        let checked = self.with(deserializer);
-        self.inner.visit_some(checked)
+        let (visitor, deserializer) = self.split(deserializer);
+        visitor.visit_some(deserializer)
     }
 
     fn visit_newtype_struct<D: Deserializer<'de>>(
         self,
         deserializer: D,
     ) -> Result<V::Value, D::Error> {
-        let checked = self.with(deserializer);
-        self.inner.visit_newtype_struct(checked)
+        let (visitor, deserializer) = self.split(deserializer);
+        visitor.visit_newtype_struct(deserializer)
     }
 
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<V::Value, E> {
@@ -352,83 +328,23 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, 'de, S> 
     }
 }
 
-macro_rules! key_deserialize {
-    ($($method:ident)*) => {$(
-        fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-            let (inner, seed) = self.split(visitor);
-            inner.$method(seed)
-        }
-    )*};
-}
-
 impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeySeed<'_, 'de, D> {
     type Error = D::Error;
 
-    key_deserialize! {
-        deserialize_any deserialize_bool
-        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_i128
-        deserialize_u8 deserialize_u16 deserialize_u32 deserialize_u64 deserialize_u128
-        deserialize_f32 deserialize_f64 deserialize_char
-        deserialize_str deserialize_string deserialize_bytes deserialize_byte_buf
-        deserialize_option deserialize_unit deserialize_seq deserialize_map
-        deserialize_identifier deserialize_ignored_any
-    }
-
-    fn deserialize_unit_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let (inner, seed) = self.split(visitor);
-        inner.deserialize_unit_struct(name, seed)
-    }
-
-    fn deserialize_newtype_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let (inner, seed) = self.split(visitor);
-        inner.deserialize_newtype_struct(name, seed)
-    }
-
-    fn deserialize_tuple<V: Visitor<'de>>(
-        self,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let (inner, seed) = self.split(visitor);
-        inner.deserialize_tuple(len, seed)
-    }
-
-    fn deserialize_tuple_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        len: usize,
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let (inner, seed) = self.split(visitor);
-        inner.deserialize_tuple_struct(name, len, seed)
-    }
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let (inner, seed) = self.split(visitor);
-        inner.deserialize_struct(name, fields, seed)
-    }
-
-    fn deserialize_enum<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        variants: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        let (inner, seed) = self.split(visitor);
-        inner.deserialize_enum(name, variants, seed)
+    forward_deserialize! {
+        deserialize_any() deserialize_bool()
+        deserialize_i8() deserialize_i16() deserialize_i32() deserialize_i64() deserialize_i128()
+        deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64() deserialize_u128()
+        deserialize_f32() deserialize_f64() deserialize_char()
+        deserialize_str() deserialize_string() deserialize_bytes() deserialize_byte_buf()
+        deserialize_option() deserialize_unit() deserialize_seq() deserialize_map()
+        deserialize_identifier() deserialize_ignored_any()
+        deserialize_unit_struct(name: &'static str)
+        deserialize_newtype_struct(name: &'static str)
+        deserialize_tuple(len: usize)
+        deserialize_tuple_struct(name: &'static str, len: usize)
+        deserialize_struct(name: &'static str, fields: &'static [&'static str])
+        deserialize_enum(name: &'static str, variants: &'static [&'static str])
     }
 
     fn is_human_readable(&self) -> bool {
