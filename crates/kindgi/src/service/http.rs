@@ -171,12 +171,11 @@ async fn invoke(
         Err(refused) => return refused,
     };
     let started = Instant::now();
-    let reading = (Arc::clone(&state), admitted.body.clone());
-    let message =
-        match off_worker(admitted.large, move || read(&reading.0.invoker, &reading.1)).await {
-            Ok(message) => message,
-            Err(e) => return answer(&state, started, Answer::Message(e.into())),
-        };
+    let (reader, body) = (Arc::clone(&state), admitted.body.clone());
+    let message = match off_worker(admitted.large, move || read(&reader.invoker, &body)).await {
+        Ok(message) => message,
+        Err(e) => return answer(&state, started, Answer::Message(e.into())),
+    };
     let trace = header(headers, TRACEPARENT).and_then(trace_ids);
     let meta = CallMeta {
         large: admitted.large,
