@@ -30,8 +30,9 @@ use hyper::body::Incoming;
 use kindgi_protocol::headers;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::budget::{MemoryBudget, Reservation, document_cost};
+use super::budget::{MemoryBudget, Reservation};
 use super::config::{EnvCheck, ServiceConfig};
+use super::cost::document_cost;
 use super::drain::InFlightGuard;
 use super::http::{HttpResponse, draining, overloaded, tenant_mismatch};
 use super::invoke::{LARGE_BODY_BYTES, off_worker};

@@ -27,6 +27,7 @@ pub(crate) mod check;
 mod command;
 mod config;
 mod connections;
+mod cost;
 mod drain;
 mod env_filter;
 mod http;
