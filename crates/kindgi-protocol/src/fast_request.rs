@@ -15,6 +15,7 @@ use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::input_span::input_span;
 use crate::{CallContext, Connection, ToolFilesGrant, WaitToken};
 use crate::{CheckInvoke, CheckRef, LazyInvoke, Request, ToolInvoke, ToolRef};
 
@@ -67,6 +68,40 @@ pub(crate) fn parse(body: &[u8]) -> Option<Request> {
 /// JSON text it is in `body`; see [`crate::parse_invoke_lazily`].
 pub(crate) fn parse_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
     let message: Message<&RawValue> = serde_json::from_str(text_of(body)?).ok()?;
+    let (tool, input, ctx) = invoke_parts(message)?;
+    Some(LazyInvoke {
+        tool,
+        input: input.map(RawValue::get),
+        ctx,
+    })
+}
+
+/// Reads `body` as [`parse_lazily`] does, but without going through its
+/// input at all: the input's place is found by [`input_span`], and the body
+/// is read with the input's text swapped for `0`. That reading must find a
+/// well-formed invoke whose input is that `0`; then, whenever the input's
+/// text is one JSON value, `body` is a well-formed invoke whose input is
+/// that text (one value stands for another), which the caller checks by
+/// parsing it. See [`crate::parse_invoke_unchecked`].
+pub(crate) fn parse_unchecked(body: &[u8]) -> Option<LazyInvoke<'_>> {
+    let text = text_of(body)?;
+    let Some(span) = input_span(text.as_bytes()) else {
+        return parse_lazily(body);
+    };
+    let input = text.get(span.clone())?;
+    let around = [text.get(..span.start)?, "0", text.get(span.end..)?].concat();
+    let message: Message<&RawValue> = serde_json::from_str(&around).ok()?;
+    let (tool, placeholder, ctx) = invoke_parts(message)?;
+    (placeholder.map(RawValue::get) == Some("0")).then_some(LazyInvoke {
+        tool,
+        input: Some(input),
+        ctx,
+    })
+}
+
+/// The tool, input and context of an invoke read as `message`, when it is
+/// a well-formed one.
+fn invoke_parts<I>(message: Message<I>) -> Option<(ToolRef, Option<I>, CallContext)> {
     if message.v != 2.0 || message.kind != "invoke" {
         return None;
     }
@@ -75,14 +110,11 @@ pub(crate) fn parse_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
     if tool.id.is_empty() || !ctx.settings_are_objects() {
         return None;
     }
-    Some(LazyInvoke {
-        tool: ToolRef {
-            id: tool.id,
-            version: tool.version,
-        },
-        input: message.input.map(RawValue::get),
-        ctx: ctx.into_context(),
-    })
+    let tool = ToolRef {
+        id: tool.id,
+        version: tool.version,
+    };
+    Some((tool, message.input, ctx.into_context()))
 }
 
 /// Deserializes a present field as `T` itself: `null` is refused, where
@@ -205,7 +237,22 @@ mod tests {
             }
             _ => {}
         }
+        unchecked_agrees(body);
         fast
+    }
+
+    /// The unchecked read of `body` is the lazy read, wherever its input's
+    /// text is JSON.
+    fn unchecked_agrees(body: &str) {
+        let lazy = parse_lazily(body.as_bytes());
+        let unchecked = parse_unchecked(body.as_bytes());
+        let input_is_json = unchecked.as_ref().is_some_and(|u| {
+            u.input
+                .is_none_or(|text| serde_json::from_str::<&RawValue>(text).is_ok())
+        });
+        if lazy.is_some() || input_is_json {
+            assert_eq!(lazy, unchecked, "{body}");
+        }
     }
 
     #[test]
@@ -227,6 +274,36 @@ mod tests {
             Some("1e400")
         );
         assert!(crate::parse_request(huge.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn an_unchecked_input_is_found_by_its_brackets_alone() {
+        let ctx = r#""ctx":{"tenantId":"t","runId":"r"}"#;
+        fn read(body: &str) -> Option<Option<&str>> {
+            parse_unchecked(body.as_bytes()).map(|lazy| lazy.input)
+        }
+        let with = |input: &str| {
+            format!(r#"{{"v":2,"kind":"invoke","tool":{{"id":"x"}},"input":{input},{ctx}}}"#)
+        };
+        // Not JSON, and not checked: the caller's parse refuses it.
+        let bad = with("[1,,2]");
+        assert_eq!(read(&bad), Some(Some("[1,,2]")));
+        assert_eq!(parse_lazily(bad.as_bytes()), None);
+        // The text around the input is checked: a stray bracket after it.
+        assert_eq!(read(&with("[1]]")), None);
+        assert_eq!(read(&with("[1] 2")), None);
+        // An input key written with an escape, an input only inside the
+        // tool or the context, none at all: the lazy read's answer.
+        let escaped =
+            format!(r#"{{"v":2,"kind":"invoke","tool":{{"id":"x"}},"inp\u0075t":[1],{ctx}}}"#);
+        assert_eq!(read(&escaped), Some(Some("[1]")));
+        let nested = format!(r#"{{"v":2,"kind":"invoke","tool":{{"id":"x","input":5}},{ctx}}}"#);
+        assert_eq!(read(&nested), Some(None));
+        // Two inputs: refused, as by the lazy read.
+        assert_eq!(read(&with(r#"1,"input":2"#)), None);
+        for body in [bad, escaped, nested, with(r#"{"a":"]}\"","b":[{}]}"#)] {
+            unchecked_agrees(&body);
+        }
     }
 
     #[test]

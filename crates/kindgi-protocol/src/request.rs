@@ -165,6 +165,32 @@ pub fn parse_invoke_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
     crate::fast_request::parse_lazily(body)
 }
 
+/// Reads a tool invoke as [`parse_invoke_lazily`] does, but never goes
+/// through its input: the input's text is found by its quotes and
+/// brackets, and is **not** checked to be JSON. For a caller that parses
+/// that text anyway: a large input is then read once rather than twice.
+///
+/// Where it gives `Some` and the input's text is one JSON value,
+/// [`parse_invoke_lazily`] gives the same. Where the text is not JSON,
+/// the body is not a well-formed request: answer it with
+/// [`parse_request`]'s error.
+///
+/// ```
+/// let body = br#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":{"x": 1},"ctx":{"tenantId":"t","runId":"r"}}"#;
+/// let invoke = kindgi_protocol::parse_invoke_unchecked(body).expect("an invoke");
+/// assert_eq!(invoke.input, Some(r#"{"x": 1}"#));
+///
+/// // Not JSON, and not checked here: the caller's parse refuses it.
+/// let bad = br#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":[1,,2],"ctx":{"tenantId":"t","runId":"r"}}"#;
+/// assert_eq!(kindgi_protocol::parse_invoke_unchecked(bad).expect("an invoke").input, Some("[1,,2]"));
+/// assert!(kindgi_protocol::parse_invoke_lazily(bad).is_none());
+/// assert!(kindgi_protocol::parse_request(bad).is_err());
+/// ```
+#[must_use]
+pub fn parse_invoke_unchecked(body: &[u8]) -> Option<LazyInvoke<'_>> {
+    crate::fast_request::parse_unchecked(body)
+}
+
 /// Parses a request already read as JSON. See [`parse_request`].
 ///
 /// # Errors

@@ -1,12 +1,14 @@
 //! Reading an invoke's body. A tool invoke's input (in a body of at least
-//! [`TEXT_INPUT_BODY_BYTES`]) is left as its text when the tool's input
+//! [`TEXT_INPUT_BODY_BYTES`]) is found by its brackets, not read
+//! ([`parse_invoke_unchecked`]), and left as its text when the tool's input
 //! schema passes it as text
-//! ([`kindgi_validate::Validator::accepts_text`]): the handler then reads
-//! its type from the text, and no tree of the input is ever built. Every
-//! other body is read as [`parse_request`] reads it, and answered the same.
+//! ([`kindgi_validate::Validator::accepts_text`], which reads it as JSON):
+//! the handler then reads its type from the text, and no tree of the input
+//! is ever built. Every other body is read as [`parse_request`] reads it,
+//! and answered the same.
 
 use bytes::Bytes;
-use kindgi_protocol::{CheckInvoke, ParseError, Request, parse_invoke_lazily, parse_request};
+use kindgi_protocol::{CheckInvoke, ParseError, Request, parse_invoke_unchecked, parse_request};
 use serde_json::Value;
 
 use super::invoke::ToolCall;
@@ -41,7 +43,7 @@ pub(crate) enum Read {
 /// [`parse_request`]'s, for every body it refuses.
 pub(crate) fn read(invoker: &Invoker, body: &Bytes) -> Result<Read, ParseError> {
     let lazy = (body.len() >= TEXT_INPUT_BODY_BYTES)
-        .then(|| parse_invoke_lazily(body))
+        .then(|| parse_invoke_unchecked(body))
         .flatten();
     let Some(lazy) = lazy else {
         return parse_request(body).map(from_request);
@@ -58,9 +60,9 @@ pub(crate) fn read(invoker: &Invoker, body: &Bytes) -> Result<Read, ParseError> 
             } else {
                 match serde_json::from_str(text) {
                     Ok(value) => ToolInput::Tree(value),
-                    // Checked to be JSON but not readable as a tree (a
-                    // number too large, a lone surrogate): the checked
-                    // path's own answer.
+                    // Not JSON (the text was found by its brackets alone),
+                    // or not readable as a tree (a number too large, a
+                    // lone surrogate): the checked path's own answer.
                     Err(_) => return parse_request(body).map(from_request),
                 }
             }
