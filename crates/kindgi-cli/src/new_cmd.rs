@@ -187,6 +187,11 @@ mod tests {
             parsed["profile"]["dev"]["debug"].as_str(),
             Some("line-tables-only")
         );
+        assert_eq!(parsed["profile"]["release"]["lto"].as_str(), Some("fat"));
+        assert_eq!(
+            parsed["profile"]["release"]["codegen-units"].as_integer(),
+            Some(1)
+        );
         let main = fill(FILES[1].1, "acme-desk", "");
         assert!(main.contains("acme_desk::pack().run()"), "{main}");
         for (file, template) in FILES {
