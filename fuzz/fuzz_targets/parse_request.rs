@@ -2,13 +2,13 @@
 //! is one of the three parse codes with the contract's message, and never
 //! echoes a context value (a secret may be there); and the one-pass fast
 //! path agrees with the checked path over `serde_json::Value`, and so does
-//! the lazy read of an invoke, which leaves its input as text, and the
-//! unchecked read, which doesn't go through the input at all.
+//! the lazy read of an invoke, which leaves its input as text, and the read
+//! around a range said to be the input, which doesn't go through it at all.
 
 #![no_main]
 
 use kindgi_protocol::{
-    ErrorCode, Request, parse_invoke_lazily, parse_invoke_unchecked, parse_request,
+    ErrorCode, Request, parse_invoke_around, parse_invoke_lazily, parse_request,
     parse_request_value,
 };
 use libfuzzer_sys::fuzz_target;
@@ -55,17 +55,18 @@ fuzz_target!(|data: &[u8]| {
             (full, input) => panic!("the lazy read disagrees: {full:?} / {input:?}"),
         }
     }
-    // The unchecked read of an invoke, which never goes through its input,
-    // is the lazy read wherever the input's text it finds is JSON.
-    let unchecked = parse_invoke_unchecked(data);
-    let input_is_json = unchecked.as_ref().is_some_and(|u| {
-        u.input.is_none_or(|text| {
-            serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok()
-        })
-    });
-    let lazy = parse_invoke_lazily(data);
-    if lazy.is_some() || input_is_json {
-        assert_eq!(lazy, unchecked);
+    // The read of an invoke around a range said to be its input (the range
+    // picked by the body's first two bytes, from the rest) is the lazy
+    // read of the rest, wherever the text in the range is JSON.
+    if let [from, length, body @ ..] = data {
+        let start = usize::from(*from) * body.len() / 256;
+        let end = start + usize::from(*length) * (body.len() - start) / 255;
+        if let Some(around) = parse_invoke_around(body, start..end) {
+            let text = around.input.expect("the text in the range");
+            if serde_json::from_str::<&serde_json::value::RawValue>(text).is_ok() {
+                assert_eq!(parse_invoke_lazily(body), Some(around));
+            }
+        }
     }
     // The same bytes always parse the same way.
     assert_eq!(parse_request(data).is_ok(), parse_request(data).is_ok());

@@ -10,12 +10,12 @@
 //! tested below and by the `parse_request` fuzz target.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::input_span::input_span;
 use crate::{CallContext, Connection, ToolFilesGrant, WaitToken};
 use crate::{CheckInvoke, CheckRef, LazyInvoke, Request, ToolInvoke, ToolRef};
 
@@ -77,24 +77,21 @@ pub(crate) fn parse_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
 }
 
 /// Reads `body` as [`parse_lazily`] does, but without going through its
-/// input at all: the input's place is found by [`input_span`], and the body
-/// is read with the input's text swapped for `0`. That reading must find a
-/// well-formed invoke whose input is that `0`; then, whenever the input's
-/// text is one JSON value, `body` is a well-formed invoke whose input is
-/// that text (one value stands for another), which the caller checks by
-/// parsing it. See [`crate::parse_invoke_unchecked`].
-pub(crate) fn parse_unchecked(body: &[u8]) -> Option<LazyInvoke<'_>> {
+/// input, said to be the text at `input`: the body is read with that text
+/// swapped for `0`, and must be a well-formed invoke whose input is that
+/// `0`. Then, whenever the text at `input` is one JSON value, `body` is a
+/// well-formed invoke whose input is that text (one value stands for
+/// another), which the caller checks by parsing it. See
+/// [`crate::parse_invoke_around`].
+pub(crate) fn parse_around(body: &[u8], input: Range<usize>) -> Option<LazyInvoke<'_>> {
     let text = text_of(body)?;
-    let Some(span) = input_span(text.as_bytes()) else {
-        return parse_lazily(body);
-    };
-    let input = text.get(span.clone())?;
-    let around = [text.get(..span.start)?, "0", text.get(span.end..)?].concat();
+    let input_text = text.get(input.clone())?;
+    let around = [text.get(..input.start)?, "0", text.get(input.end..)?].concat();
     let message: Message<&RawValue> = serde_json::from_str(&around).ok()?;
     let (tool, placeholder, ctx) = invoke_parts(message)?;
     (placeholder.map(RawValue::get) == Some("0")).then_some(LazyInvoke {
         tool,
-        input: Some(input),
+        input: Some(input_text),
         ctx,
     })
 }
@@ -237,21 +234,28 @@ mod tests {
             }
             _ => {}
         }
-        unchecked_agrees(body);
+        if body.len() < 200 {
+            around_agrees(body);
+        }
         fast
     }
 
-    /// The unchecked read of `body` is the lazy read, wherever its input's
-    /// text is JSON.
-    fn unchecked_agrees(body: &str) {
+    /// The read of `body` around the text at each range that holds one
+    /// JSON value is the lazy read, or nothing.
+    fn around_agrees(body: &str) {
         let lazy = parse_lazily(body.as_bytes());
-        let unchecked = parse_unchecked(body.as_bytes());
-        let input_is_json = unchecked.as_ref().is_some_and(|u| {
-            u.input
-                .is_none_or(|text| serde_json::from_str::<&RawValue>(text).is_ok())
-        });
-        if lazy.is_some() || input_is_json {
-            assert_eq!(lazy, unchecked, "{body}");
+        for start in 0..=body.len() {
+            for end in start..=body.len() {
+                let Some(around) = parse_around(body.as_bytes(), start..end) else {
+                    continue;
+                };
+                if around
+                    .input
+                    .is_some_and(|text| serde_json::from_str::<&RawValue>(text).is_ok())
+                {
+                    assert_eq!(lazy.as_ref(), Some(&around), "{body} at {start}..{end}");
+                }
+            }
         }
     }
 
@@ -277,33 +281,30 @@ mod tests {
     }
 
     #[test]
-    fn an_unchecked_input_is_found_by_its_brackets_alone() {
+    fn an_input_read_around_is_the_text_there() {
         let ctx = r#""ctx":{"tenantId":"t","runId":"r"}"#;
-        fn read(body: &str) -> Option<Option<&str>> {
-            parse_unchecked(body.as_bytes()).map(|lazy| lazy.input)
-        }
         let with = |input: &str| {
             format!(r#"{{"v":2,"kind":"invoke","tool":{{"id":"x"}},"input":{input},{ctx}}}"#)
         };
-        // Not JSON, and not checked: the caller's parse refuses it.
-        let bad = with("[1,,2]");
-        assert_eq!(read(&bad), Some(Some("[1,,2]")));
-        assert_eq!(parse_lazily(bad.as_bytes()), None);
-        // The text around the input is checked: a stray bracket after it.
-        assert_eq!(read(&with("[1]]")), None);
-        assert_eq!(read(&with("[1] 2")), None);
-        // An input key written with an escape, an input only inside the
-        // tool or the context, none at all: the lazy read's answer.
-        let escaped =
-            format!(r#"{{"v":2,"kind":"invoke","tool":{{"id":"x"}},"inp\u0075t":[1],{ctx}}}"#);
-        assert_eq!(read(&escaped), Some(Some("[1]")));
-        let nested = format!(r#"{{"v":2,"kind":"invoke","tool":{{"id":"x","input":5}},{ctx}}}"#);
-        assert_eq!(read(&nested), Some(None));
-        // Two inputs: refused, as by the lazy read.
-        assert_eq!(read(&with(r#"1,"input":2"#)), None);
-        for body in [bad, escaped, nested, with(r#"{"a":"]}\"","b":[{}]}"#)] {
-            unchecked_agrees(&body);
+        fn read<'a>(body: &'a str, input: &str) -> Option<Option<&'a str>> {
+            let start = body.find(input).expect("the input");
+            parse_around(body.as_bytes(), start..start + input.len()).map(|lazy| lazy.input)
         }
+        let body = with(r#"{"a": "]}"}"#);
+        assert_eq!(read(&body, r#"{"a": "]}"}"#), Some(Some(r#"{"a": "]}"}"#)));
+        around_agrees(&with("[1,{}]"));
+        // Not JSON, and not checked here: the caller's parse refuses it.
+        let bad = with("[1,,2]");
+        assert_eq!(read(&bad, "[1,,2]"), Some(Some("[1,,2]")));
+        assert_eq!(parse_lazily(bad.as_bytes()), None);
+        // The text around it is checked: a stray bracket after the range.
+        assert_eq!(read(&with("[1]]"), "[1]"), None);
+        // A range that isn't the input's place.
+        assert_eq!(read(&body, r#""]}""#), None);
+        assert_eq!(read(&body, "\"x\""), None);
+        assert_eq!(parse_around(body.as_bytes(), 5..500), None);
+        // Two inputs: refused, as by the lazy read.
+        assert_eq!(read(&with(r#"1,"input":2"#), "1"), None);
     }
 
     #[test]

@@ -17,7 +17,6 @@ pub mod idempotency;
 pub mod ids;
 mod index;
 mod info;
-mod input_span;
 pub mod percent;
 mod request;
 mod response;
@@ -35,7 +34,7 @@ pub use index::{
 pub use info::{Info, InfoTool};
 pub use request::{
     CheckInvoke, CheckRef, LazyInvoke, ParseError, Request, ToolInvoke, ToolRef,
-    parse_invoke_lazily, parse_invoke_unchecked, parse_request, parse_request_value,
+    parse_invoke_around, parse_invoke_lazily, parse_request, parse_request_value,
 };
 pub use response::{
     CheckResult, CheckResultMessage, ErrorCode, ErrorResponse, Issue, Response, ThrownCause,

@@ -166,29 +166,36 @@ pub fn parse_invoke_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
 }
 
 /// Reads a tool invoke as [`parse_invoke_lazily`] does, but never goes
-/// through its input: the input's text is found by its quotes and
-/// brackets, and is **not** checked to be JSON. For a caller that parses
-/// that text anyway: a large input is then read once rather than twice.
+/// through its input, which the caller says stands at the byte range
+/// `input` of `body` (found by its own scan) and parses itself: a large
+/// input is then read once rather than twice. The text at `input` is **not**
+/// checked to be JSON; the rest of the body is read with it swapped for
+/// `0`, and `None` unless that makes a well-formed invoke whose input is
+/// that `0`.
 ///
-/// Where it gives `Some` and the input's text is one JSON value,
-/// [`parse_invoke_lazily`] gives the same. Where the text is not JSON,
-/// the body is not a well-formed request: answer it with
-/// [`parse_request`]'s error.
+/// Where it gives `Some` and the text at `input` is one JSON value,
+/// [`parse_invoke_lazily`] gives the same. Where the text is not JSON, the
+/// body is not a well-formed request: answer it with [`parse_request`]'s
+/// error.
 ///
 /// ```
-/// let body = br#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":{"x": 1},"ctx":{"tenantId":"t","runId":"r"}}"#;
-/// let invoke = kindgi_protocol::parse_invoke_unchecked(body).expect("an invoke");
-/// assert_eq!(invoke.input, Some(r#"{"x": 1}"#));
+/// let body = r#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":[1,2],"ctx":{"tenantId":"t","runId":"r"}}"#;
+/// let at = body.find("[1,2]").expect("the input");
+/// let invoke = kindgi_protocol::parse_invoke_around(body.as_bytes(), at..at + 5).expect("an invoke");
+/// assert_eq!(invoke.input, Some("[1,2]"));
+/// // Not the input's place.
+/// assert!(kindgi_protocol::parse_invoke_around(body.as_bytes(), at..at + 2).is_none());
 ///
 /// // Not JSON, and not checked here: the caller's parse refuses it.
-/// let bad = br#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":[1,,2],"ctx":{"tenantId":"t","runId":"r"}}"#;
-/// assert_eq!(kindgi_protocol::parse_invoke_unchecked(bad).expect("an invoke").input, Some("[1,,2]"));
-/// assert!(kindgi_protocol::parse_invoke_lazily(bad).is_none());
-/// assert!(kindgi_protocol::parse_request(bad).is_err());
+/// let bad = r#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":[1,,2],"ctx":{"tenantId":"t","runId":"r"}}"#;
+/// let at = bad.find("[1,,2]").expect("the input");
+/// let invoke = kindgi_protocol::parse_invoke_around(bad.as_bytes(), at..at + 6).expect("an invoke");
+/// assert_eq!(invoke.input, Some("[1,,2]"));
+/// assert!(kindgi_protocol::parse_request(bad.as_bytes()).is_err());
 /// ```
 #[must_use]
-pub fn parse_invoke_unchecked(body: &[u8]) -> Option<LazyInvoke<'_>> {
-    crate::fast_request::parse_unchecked(body)
+pub fn parse_invoke_around(body: &[u8], input: std::ops::Range<usize>) -> Option<LazyInvoke<'_>> {
+    crate::fast_request::parse_around(body, input)
 }
 
 /// Parses a request already read as JSON. See [`parse_request`].

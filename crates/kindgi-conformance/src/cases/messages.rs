@@ -20,11 +20,36 @@ fn bytes(value: Value) -> Vec<u8> {
     value.to_string().into_bytes()
 }
 
-const PARSE_ERRORS: [ParseError; 11] = [
+/// An invoke of `conformance.echo` of about 4 KiB whose input is `input`
+/// with `PAD` made 4 000 `x`s, and `after` right after it: large enough
+/// that a service may read the input apart from the rest of the body.
+fn large_invoke(input: &str, after: &str) -> Vec<u8> {
+    let input = input.replace("PAD", &"x".repeat(4000));
+    format!(
+        r#"{{"v":2,"kind":"invoke","tool":{{"id":"conformance.echo"}},"input":{input}{after},"ctx":{{"tenantId":"t1","runId":"r1"}}}}"#
+    )
+    .into_bytes()
+}
+
+const PARSE_ERRORS: [ParseError; 13] = [
     ParseError {
         id: "message.not-json",
         what: "A body that isn't JSON: malformed-message `Request body is not valid JSON`.",
         body: || b"{\"v\":2,".to_vec(),
+        code: "malformed-message",
+        message: "Request body is not valid JSON",
+    },
+    ParseError {
+        id: "message.not-json.large-input",
+        what: "A 4 KiB invoke of conformance.echo whose input isn't JSON (a comma before its closing brace): malformed-message `Request body is not valid JSON`.",
+        body: || large_invoke(r#"{"message": "PAD",}"#, ""),
+        code: "malformed-message",
+        message: "Request body is not valid JSON",
+    },
+    ParseError {
+        id: "message.not-json.after-input",
+        what: "A 4 KiB invoke of conformance.echo whose input is JSON but a stray bracket follows it: malformed-message `Request body is not valid JSON`.",
+        body: || large_invoke(r#"{"message": "PAD"}"#, "]"),
         code: "malformed-message",
         message: "Request body is not valid JSON",
     },

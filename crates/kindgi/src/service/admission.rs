@@ -21,6 +21,7 @@
 //! What passes is an [`Admitted`] call: its body, and the slot, memory and
 //! in-flight count it holds until it is answered.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -32,11 +33,11 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::budget::{MemoryBudget, Reservation};
 use super::config::{EnvCheck, ServiceConfig};
-use super::cost::document_cost;
 use super::drain::InFlightGuard;
 use super::http::{HttpResponse, draining, overloaded, tenant_mismatch};
 use super::invoke::{LARGE_BODY_BYTES, off_worker};
 use super::pack_http::{self, BODY_TIMEOUT, BodyError};
+use super::scan::scan;
 use super::state::ServiceState;
 use super::token::Token;
 
@@ -129,6 +130,9 @@ pub(crate) struct Admitted {
     /// Whether the body is large: its parsing and checks run off the
     /// worker (see [`off_worker`]).
     pub(crate) large: bool,
+    /// Where the body's top-level `"input"` value lies, when its scan
+    /// found it ([`super::scan`]).
+    pub(crate) input: Option<Range<usize>>,
     _slot: OwnedSemaphorePermit,
     _memory: Reservation,
     _in_flight: InFlightGuard,
@@ -190,9 +194,9 @@ pub(crate) async fn admit(
     // What parsing will build, at most: past the budget, the call is
     // refused before it is parsed (it has not run).
     let large = body.len() >= LARGE_BODY_BYTES;
-    let counted = body.clone();
-    let cost = off_worker(large, move || document_cost(&counted)).await;
-    if !memory.grow(cost) {
+    let text = body.clone();
+    let scanned = off_worker(large, move || scan(&text)).await;
+    if !memory.grow(scanned.cost) {
         return Err(overloaded());
     }
     // The room seen before the body may be gone now: then this call is
@@ -203,6 +207,7 @@ pub(crate) async fn admit(
     Ok(Admitted {
         body,
         large,
+        input: scanned.input,
         _slot: slot,
         _memory: memory,
         _in_flight: in_flight,

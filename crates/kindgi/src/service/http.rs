@@ -171,11 +171,16 @@ async fn invoke(
         Err(refused) => return refused,
     };
     let started = Instant::now();
-    let (reader, body) = (Arc::clone(&state), admitted.body.clone());
-    let message = match off_worker(admitted.large, move || read(&reader.invoker, &body)).await {
-        Ok(message) => message,
-        Err(e) => return answer(&state, started, Answer::Message(e.into())),
-    };
+    let (reader, body, input) = (
+        Arc::clone(&state),
+        admitted.body.clone(),
+        admitted.input.clone(),
+    );
+    let message =
+        match off_worker(admitted.large, move || read(&reader.invoker, &body, input)).await {
+            Ok(message) => message,
+            Err(e) => return answer(&state, started, Answer::Message(e.into())),
+        };
     let trace = header(headers, TRACEPARENT).and_then(trace_ids);
     let meta = CallMeta {
         large: admitted.large,

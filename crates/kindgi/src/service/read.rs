@@ -1,14 +1,16 @@
 //! Reading an invoke's body. A tool invoke's input (in a body of at least
-//! [`TEXT_INPUT_BODY_BYTES`]) is found by its brackets, not read
-//! ([`parse_invoke_unchecked`]), and left as its text when the tool's input
-//! schema passes it as text
+//! [`TEXT_INPUT_BODY_BYTES`]) is found by the body's scan, not read: the
+//! body is read around it ([`parse_invoke_around`]), and the input is left
+//! as its text when the tool's input schema passes it as text
 //! ([`kindgi_validate::Validator::accepts_text`], which reads it as JSON):
 //! the handler then reads its type from the text, and no tree of the input
 //! is ever built. Every other body is read as [`parse_request`] reads it,
 //! and answered the same.
 
+use std::ops::Range;
+
 use bytes::Bytes;
-use kindgi_protocol::{CheckInvoke, ParseError, Request, parse_invoke_unchecked, parse_request};
+use kindgi_protocol::{CheckInvoke, ParseError, Request, parse_invoke_around, parse_request};
 use serde_json::Value;
 
 use super::invoke::ToolCall;
@@ -36,15 +38,20 @@ pub(crate) enum Read {
 }
 
 /// Reads `body`, as [`parse_request`] would, but for where a tool's input
-/// is kept as text.
+/// is kept as text. `input` is where the body's scan found its input
+/// ([`super::scan`]).
 ///
 /// # Errors
 ///
 /// [`parse_request`]'s, for every body it refuses.
-pub(crate) fn read(invoker: &Invoker, body: &Bytes) -> Result<Read, ParseError> {
-    let lazy = (body.len() >= TEXT_INPUT_BODY_BYTES)
-        .then(|| parse_invoke_unchecked(body))
-        .flatten();
+pub(crate) fn read(
+    invoker: &Invoker,
+    body: &Bytes,
+    input: Option<Range<usize>>,
+) -> Result<Read, ParseError> {
+    let lazy = input
+        .filter(|_| body.len() >= TEXT_INPUT_BODY_BYTES)
+        .and_then(|input| parse_invoke_around(body, input));
     let Some(lazy) = lazy else {
         return parse_request(body).map(from_request);
     };

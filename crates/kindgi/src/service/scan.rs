@@ -1,0 +1,516 @@
+//! One pass over a body's text that builds and checks nothing: what its
+//! document costs once parsed, the upper bound the memory budget
+//! ([`super::budget`]) reserves before anything is parsed; and, for a JSON
+//! object, where the value of its top-level `"input"` key lies, so that a
+//! tool invoke's body can be read around its input
+//! ([`kindgi_protocol::parse_invoke_around`]) and the input read once.
+//!
+//! The scan follows only quotes, escapes and brackets. The place it finds
+//! is exact for well-formed JSON; for other text it is some range, and the
+//! readers check both the text around it and the text in it.
+
+use std::ops::Range;
+
+use super::read::TEXT_INPUT_BODY_BYTES;
+
+/// Bodies under this size are not counted: their document is reserved at
+/// [`SMALL_BODY_FACTOR`] times their size, an upper bound of any shape.
+const SMALL_BODY_BYTES: usize = 64 * 1024;
+/// See [`SMALL_BODY_BYTES`]: 2 bytes of `[0,0,…]` at [`VALUE_COST`] each,
+/// with room for a string's overhead.
+const SMALL_BODY_FACTOR: usize = VALUE_COST;
+
+/// What one JSON value may cost parsed: a `serde_json::Value` (32 bytes),
+/// and as much again for a list's spare capacity or a typed handler's own
+/// copy of its input.
+const VALUE_COST: usize = 64;
+/// What an object's entry costs beyond its value and its key's bytes: the
+/// key's `String` and its share of the map's node.
+const ENTRY_COST: usize = 96;
+/// What a string that isn't empty costs beyond its bytes: its allocation's
+/// own overhead (an empty one allocates nothing).
+const STRING_COST: usize = 32;
+
+/// The bytes of a string looked at one by one before the rest is searched
+/// with `memchr`: most strings of a document are short.
+const SHORT_STRING: usize = 16;
+
+/// What [`scan`] found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Scanned {
+    /// An upper bound of the memory the document takes once parsed and
+    /// read into a handler's input: [`VALUE_COST`] a value (counted by its
+    /// separators and brackets), [`ENTRY_COST`] an object entry, and each
+    /// string's bytes plus, unless it is empty, [`STRING_COST`]. Text that
+    /// isn't JSON is bounded the same way (parsing stops at its first
+    /// error, having built less); a string left open counts nothing more.
+    pub(crate) cost: usize,
+    /// Where the value of the top-level `"input"` key lies: `None` when the
+    /// body is no object the scan can follow (a key written with an escape,
+    /// a string that never ends, a stray byte between members), has no
+    /// `"input"`, or has two.
+    pub(crate) input: Option<Range<usize>>,
+}
+
+/// Scans `body`: see [`Scanned`]. A body under [`SMALL_BODY_BYTES`] costs
+/// [`SMALL_BODY_FACTOR`] times its size, however it is made; one under
+/// [`TEXT_INPUT_BODY_BYTES`], whose input is read with the rest of it, is
+/// not scanned at all.
+pub(crate) fn scan(body: &[u8]) -> Scanned {
+    let small = body.len().saturating_mul(SMALL_BODY_FACTOR).max(VALUE_COST);
+    if body.len() < TEXT_INPUT_BODY_BYTES {
+        return Scanned {
+            cost: small,
+            input: None,
+        };
+    }
+    let mut scan = Scan {
+        text: body,
+        at: 0,
+        count: Count {
+            values: 1,
+            ..Count::default()
+        },
+    };
+    let input = scan.object();
+    // Past the object, or wherever it stopped making sense (outside any
+    // string): the rest is counted all the same.
+    scan.rest();
+    let cost = if body.len() < SMALL_BODY_BYTES {
+        small
+    } else {
+        scan.count.cost()
+    };
+    Scanned { cost, input }
+}
+
+/// What [`scan`] counts.
+#[derive(Debug, Default)]
+struct Count {
+    values: usize,
+    entries: usize,
+    strings: usize,
+    string_bytes: usize,
+}
+
+impl Count {
+    fn cost(&self) -> usize {
+        self.values
+            .saturating_mul(VALUE_COST)
+            .saturating_add(self.entries.saturating_mul(ENTRY_COST))
+            .saturating_add(self.strings.saturating_mul(STRING_COST))
+            .saturating_add(self.string_bytes)
+    }
+}
+
+/// The pass: where it is, and what it has counted.
+struct Scan<'a> {
+    text: &'a [u8],
+    at: usize,
+    count: Count,
+}
+
+impl Scan<'_> {
+    /// Follows a top-level object member by member; the place of its
+    /// `"input"` value when it has exactly one. Stops where the text
+    /// stops being an object it can follow, or at its end: `at` is then
+    /// outside any string, or at the end of the text.
+    fn object(&mut self) -> Option<Range<usize>> {
+        self.skip_space();
+        if self.text.get(self.at) != Some(&b'{') {
+            return None;
+        }
+        self.count.values += 1;
+        self.at += 1;
+        let mut input = None;
+        let mut two = false;
+        loop {
+            self.skip_space();
+            match self.text.get(self.at)? {
+                b'"' => {}
+                b'}' => {
+                    self.at += 1;
+                    return input.filter(|_| !two);
+                }
+                _ => return None,
+            }
+            let key_start = self.at + 1;
+            self.string()?;
+            let key = self.text.get(key_start..self.at - 1)?;
+            // `"inp\u0075t"` is `"input"` too: left to the checked read.
+            if key.contains(&b'\\') {
+                return None;
+            }
+            self.skip_space();
+            if self.text.get(self.at) != Some(&b':') {
+                return None;
+            }
+            self.count.entries += 1;
+            self.at += 1;
+            self.skip_space();
+            let start = self.at;
+            self.value()?;
+            if key == b"input" {
+                two |= input.is_some();
+                input = Some(start..self.at);
+            }
+            self.skip_space();
+            match self.text.get(self.at)? {
+                b',' => {
+                    self.count.values += 1;
+                    self.at += 1;
+                }
+                b'}' => {
+                    self.at += 1;
+                    return input.filter(|_| !two);
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    /// Passes one value: a string to its closing quote, an object or array
+    /// to its closing bracket, anything else to the next separator, space,
+    /// bracket or quote. `None` when the text ends first, or nothing is
+    /// there.
+    fn value(&mut self) -> Option<()> {
+        match self.text.get(self.at)? {
+            b'"' => self.string(),
+            b'{' | b'[' => self.nested(),
+            _ => {
+                // No number or literal holds any of these; past them (text
+                // that isn't JSON) the rest is counted.
+                let rest = self.text.get(self.at..)?;
+                let length = rest
+                    .iter()
+                    .position(|&byte| {
+                        matches!(
+                            byte,
+                            b',' | b'}'
+                                | b']'
+                                | b' '
+                                | b'\t'
+                                | b'\n'
+                                | b'\r'
+                                | b'"'
+                                | b'['
+                                | b'{'
+                                | b':'
+                        )
+                    })
+                    .unwrap_or(rest.len());
+                self.at += length;
+                (length > 0).then_some(())
+            }
+        }
+    }
+
+    /// Passes an object or array, from its opening bracket to the bracket
+    /// that closes it, counting what is inside.
+    fn nested(&mut self) -> Option<()> {
+        let mut depth = 0usize;
+        loop {
+            match *self.text.get(self.at)? {
+                b'"' => {
+                    self.string()?;
+                    continue;
+                }
+                b'{' | b'[' => {
+                    self.count.values += 1;
+                    depth += 1;
+                }
+                b'}' | b']' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.at += 1;
+                        return Some(());
+                    }
+                }
+                b',' => self.count.values += 1,
+                b':' => self.count.entries += 1,
+                _ => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// Counts the rest of the text, whatever its shape, from outside any
+    /// string.
+    fn rest(&mut self) {
+        while let Some(&byte) = self.text.get(self.at) {
+            match byte {
+                b'"' => {
+                    if self.string().is_none() {
+                        return;
+                    }
+                    continue;
+                }
+                b',' | b'[' | b'{' => self.count.values += 1,
+                b':' => self.count.entries += 1,
+                _ => {}
+            }
+            self.at += 1;
+        }
+    }
+
+    /// Passes the string whose opening quote is at `at`, and counts it;
+    /// `None` when it never closes (it counts nothing then, and `at` is
+    /// left at the end).
+    fn string(&mut self) -> Option<()> {
+        let start = self.at + 1;
+        let mut at = start;
+        loop {
+            let Some(found) = quote_or_backslash(self.text, at) else {
+                self.at = self.text.len();
+                return None;
+            };
+            if self.text[found] == b'"' {
+                let length = found - start;
+                self.count.strings += usize::from(length > 0);
+                self.count.string_bytes += length;
+                self.at = found + 1;
+                return Some(());
+            }
+            // A backslash and the byte it escapes.
+            at = found + 2;
+        }
+    }
+
+    fn skip_space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.text.get(self.at) {
+            self.at += 1;
+        }
+    }
+}
+
+/// The index of the first quote or backslash of `text` from `at` on.
+fn quote_or_backslash(text: &[u8], at: usize) -> Option<usize> {
+    let rest = text.get(at..)?;
+    let head = rest.len().min(SHORT_STRING);
+    match rest[..head].iter().position(|&b| b == b'"' || b == b'\\') {
+        Some(offset) => Some(at + offset),
+        None => memchr::memchr2(b'"', b'\\', &rest[head..]).map(|offset| at + head + offset),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The byte-at-a-time count the scan's cost must agree with.
+    fn cost_byte_by_byte(body: &[u8]) -> usize {
+        if body.len() < SMALL_BODY_BYTES {
+            return body.len().saturating_mul(SMALL_BODY_FACTOR).max(VALUE_COST);
+        }
+        let mut count = Count {
+            values: 1,
+            ..Count::default()
+        };
+        let (mut in_string, mut escaped, mut length) = (false, false, 0usize);
+        for &byte in body {
+            if in_string {
+                if escaped {
+                    escaped = false;
+                } else if byte == b'\\' {
+                    escaped = true;
+                } else if byte == b'"' {
+                    in_string = false;
+                    count.strings += usize::from(length > 0);
+                    count.string_bytes += length;
+                    continue;
+                }
+                length += 1;
+                continue;
+            }
+            match byte {
+                b'"' => {
+                    in_string = true;
+                    length = 0;
+                }
+                b',' | b'[' | b'{' => count.values += 1,
+                b':' => count.entries += 1,
+                _ => {}
+            }
+        }
+        count.cost()
+    }
+
+    /// The input the scan finds in `text`, made large enough to be
+    /// scanned.
+    fn input(text: &str) -> Option<String> {
+        let padded = format!("{text}{}", " ".repeat(TEXT_INPUT_BODY_BYTES));
+        let span = scan(padded.as_bytes()).input?;
+        padded.get(span).map(str::to_owned)
+    }
+
+    #[test]
+    fn the_cost_is_the_byte_by_byte_count() {
+        let pad = " ".repeat(SMALL_BODY_BYTES);
+        let bodies = [
+            format!(r#"{{"a": [1, "x", {{"b": "\"q\\"}}], "": "", "c": "\u00e9"}}{pad}"#),
+            format!(r#"{{"input": [1, "x", {{"b": "\"q\\"}}], "": "", "c": "\u00e9"}}{pad}"#),
+            format!(r#"{pad}["unterminated, {{"#),
+            format!(r#"{{"input": "unterminated, {{{pad}"#),
+            format!(r#"{pad}["ends in a backslash\"#),
+            format!(r#"{pad}"\"#),
+            format!("{pad}[1,2,{{\"k\":3}}]"),
+            format!("{{\"input\":[1,2,{{\"k\":3}}]}} {pad} [\"after\"]"),
+            format!("{{\"input\":{{}},\"input\":[]}}{pad}"),
+        ];
+        for body in &bodies {
+            assert_eq!(
+                scan(body.as_bytes()).cost,
+                cost_byte_by_byte(body.as_bytes()),
+                "{body}"
+            );
+        }
+        // Quotes, backslashes and brackets in every order, inside an object
+        // and not, in strings short and long.
+        let mut state = 0x9e37_79b9_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state as usize
+        };
+        for round in 0..2000 {
+            let mut body = match round % 3 {
+                0 => b"{\"input\":".to_vec(),
+                1 => b"{\"a\":1,\"input\":[".to_vec(),
+                _ => Vec::new(),
+            };
+            let alphabet: &[u8] = if round % 2 == 0 {
+                b"\"\\,[{:a }]"
+            } else {
+                b"\",[{:aaaaaaaaaaaaaaaaaaaa}]"
+            };
+            for _ in 0..next() % 400 {
+                body.push(alphabet[next() % alphabet.len()]);
+            }
+            body.extend(std::iter::repeat_n(b' ', SMALL_BODY_BYTES));
+            assert_eq!(
+                scan(&body).cost,
+                cost_byte_by_byte(&body),
+                "{}",
+                String::from_utf8_lossy(&body[..body.len() - SMALL_BODY_BYTES])
+            );
+        }
+    }
+
+    #[test]
+    fn documents_that_expand_cost_more_than_their_size() {
+        let cost = |text: &str| scan(text.as_bytes()).cost;
+        let zeros = format!("[{}0]", "0,".repeat(1 << 20));
+        assert!(cost(&zeros) >= (1 << 20) * 64);
+        // 10 MiB of them pass one call's share.
+        let ten = format!("[{}0]", "0,".repeat(5 << 20));
+        assert!(cost(&ten) > super::super::budget::MAX_CALL_BYTES);
+        let strings = format!("[{}\"a\"]", "\"a\",".repeat(1 << 18));
+        assert!(cost(&strings) >= (1 << 18) * (VALUE_COST + STRING_COST));
+        let one_string = format!("{{\"s\":\"{}\"}}", "x".repeat(4 << 20));
+        assert!((4 << 20..5 << 20).contains(&cost(&one_string)));
+        // Escapes and brackets inside strings are string bytes.
+        let quoted = format!("[\"{}\"]", "\\\"[,{:".repeat(1 << 16));
+        assert!(cost(&quoted) < 6 << 17);
+        assert_eq!(cost("{}"), VALUE_COST * 2);
+        // Empty strings allocate nothing.
+        let empty = format!("[{}\"\"]", "\"\",".repeat(1 << 18));
+        assert_eq!(cost(&empty), ((1 << 18) + 2) * VALUE_COST);
+        // Exactly: four values (the document, `{`, `[`, `,`), one entry,
+        // one string of two bytes.
+        let exact = format!("{{\"ab\":[1,2]}}{}", " ".repeat(SMALL_BODY_BYTES));
+        assert_eq!(cost(&exact), 4 * VALUE_COST + ENTRY_COST + STRING_COST + 2);
+    }
+
+    #[test]
+    fn the_input_is_the_value_of_the_top_level_key() {
+        let ctx = r#""ctx":{"tenantId":"t","runId":"r","input":9}"#;
+        for (value, body) in [
+            (
+                r#"{"a": "}]\"", "b": [[{}]]}"#,
+                format!(
+                    r#"{{"v":2,"tool":{{"id":"x","input":[1]}},"input":{{"a": "}}]\"", "b": [[{{}}]]}},{ctx}}}"#
+                ),
+            ),
+            (
+                "[1, [2], \"[\"]",
+                format!("{{ \"input\" :\n[1, [2], \"[\"] ,{ctx} }}"),
+            ),
+            ("-1.5e3", format!(r#"{{{ctx},"input":-1.5e3}}"#)),
+            ("null", r#"{"input":null}"#.to_owned()),
+            (r#""\\\"""#, r#"{"input":"\\\""}"#.to_owned()),
+            ("true", "\t{\"input\"\r:true\n}".to_owned()),
+            (
+                "\"long string past the first bytes\"",
+                r#"{"input":"long string past the first bytes"}"#.to_owned(),
+            ),
+        ] {
+            assert_eq!(input(&body).as_deref(), Some(value), "{body}");
+        }
+        // The same place serde_json reads, for generated documents.
+        let mut state = 0x2545_f491_u32;
+        for _ in 0..500 {
+            let value = generated(&mut state, 4);
+            let body = serde_json::json!({"v": 2, "input": value, "ctx": {"input": [1]}});
+            let text = if state.is_multiple_of(2) {
+                serde_json::to_string(&body)
+            } else {
+                serde_json::to_string_pretty(&body)
+            }
+            .expect("JSON");
+            #[derive(serde::Deserialize)]
+            struct Message<'a> {
+                #[serde(borrow)]
+                input: &'a serde_json::value::RawValue,
+            }
+            let read: Message<'_> = serde_json::from_str(&text).expect("JSON");
+            assert_eq!(input(&text).as_deref(), Some(read.input.get()), "{text}");
+        }
+    }
+
+    /// A JSON value of at most `depth` levels, from a xorshift state.
+    fn generated(state: &mut u32, depth: u32) -> serde_json::Value {
+        use serde_json::Value;
+        *state ^= *state << 13;
+        *state ^= *state >> 17;
+        *state ^= *state << 5;
+        let pick = *state % if depth == 0 { 4 } else { 6 };
+        match pick {
+            0 => Value::from(*state % 1000),
+            1 => Value::from(
+                ["", "a", "]}\"\\", "é\n", "x".repeat(40).as_str()][*state as usize % 5],
+            ),
+            2 => Value::Bool(state.is_multiple_of(2)),
+            3 => Value::Null,
+            4 => (0..*state % 4)
+                .map(|_| generated(state, depth - 1))
+                .collect(),
+            _ => (0..*state % 4)
+                .map(|i| (format!("k{i}"), generated(state, depth - 1)))
+                .collect::<serde_json::Map<_, _>>()
+                .into(),
+        }
+    }
+
+    #[test]
+    fn what_the_scan_cant_follow_has_no_input() {
+        for body in [
+            "",
+            "[]",
+            r#"{"tool":{"id":"x"}}"#,
+            r#"{"input":1,"input":2}"#,
+            r#"{"inp\u0075t":1}"#,
+            r#"{"input":"never closed}"#,
+            r#"{"input":[1,2}"#,
+            r#"{"input":}"#,
+            r#"{"input" 1}"#,
+            r#"{"input":1 2}"#,
+            r#"{"a":1;"input":2}"#,
+            r#"{"input":1"#,
+        ] {
+            assert_eq!(input(body), None, "{body}");
+        }
+        // A small body isn't scanned: its input is read with the rest.
+        assert_eq!(scan(br#"{"input":1}"#).input, None);
+    }
+}
