@@ -31,9 +31,10 @@ const ENTRY_COST: usize = 96;
 /// own overhead (an empty one allocates nothing).
 const STRING_COST: usize = 32;
 
-/// The bytes of a string looked at one by one before the rest is searched
-/// with `memchr`: most strings of a document are short.
-const SHORT_STRING: usize = 16;
+/// How far a string is searched eight bytes at a time before the rest is
+/// searched with `memchr`: most strings of a document are short, and a
+/// call to `memchr` costs more than a few words.
+const SHORT_STRING: usize = 64;
 
 /// What [`scan`] found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -286,11 +287,38 @@ impl Scan<'_> {
 /// The index of the first quote or backslash of `text` from `at` on.
 fn quote_or_backslash(text: &[u8], at: usize) -> Option<usize> {
     let rest = text.get(at..)?;
-    let head = rest.len().min(SHORT_STRING);
-    match rest[..head].iter().position(|&b| b == b'"' || b == b'\\') {
-        Some(offset) => Some(at + offset),
-        None => memchr::memchr2(b'"', b'\\', &rest[head..]).map(|offset| at + head + offset),
+    let head = &rest[..rest.len().min(SHORT_STRING)];
+    let (words, tail) = head.as_chunks::<8>();
+    for (index, word) in words.iter().enumerate() {
+        let bits = u64::from_le_bytes(*word);
+        let found = flags(bits, b'"') | flags(bits, b'\\');
+        if found != 0 {
+            return Some(at + index * 8 + (found.trailing_zeros() / 8) as usize);
+        }
     }
+    let scanned = words.len() * 8;
+    if let Some(offset) = tail.iter().position(|&b| b == b'"' || b == b'\\') {
+        return Some(at + scanned + offset);
+    }
+    let searched = head.len();
+    memchr::memchr2(b'"', b'\\', &rest[searched..]).map(|offset| at + searched + offset)
+}
+
+/// Each byte of a word: `0x01` in every byte.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// The low seven bits of every byte of a word.
+const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+
+/// The high bit of every byte of `word` (read little-endian) equal to
+/// `byte`, and no other bit. Exact: unlike the usual zero-byte test, no
+/// borrow runs from one byte into the next, so the lowest bit set is the
+/// first such byte.
+fn flags(word: u64, byte: u8) -> u64 {
+    let zero_where_equal = word ^ ONES.wrapping_mul(u64::from(byte));
+    // The sum sets a byte's high bit when its low seven bits aren't all
+    // zero, and never carries out of the byte; or-ing the byte in catches
+    // its own high bit.
+    !(((zero_where_equal & LOW7) + LOW7) | zero_where_equal | LOW7)
 }
 
 #[cfg(test)]
@@ -490,6 +518,25 @@ mod tests {
                 .collect::<serde_json::Map<_, _>>()
                 .into(),
         }
+    }
+
+    #[test]
+    fn quotes_and_backslashes_are_found_at_any_offset() {
+        let word = u64::from_le_bytes(*b"\"\x00\x01\"\x80\xa2\"\xff");
+        assert_eq!(flags(word, b'"'), 0x0080_0000_8000_0080);
+        assert_eq!(flags(word, 0), 0x0000_0000_0000_8000);
+        assert_eq!(flags(word, 0xff), 0x8000_0000_0000_0000);
+        for length in 0..200 {
+            for (at, end) in [(0, b'"'), (3, b'\\'), (5, b'"')] {
+                let mut text = vec![b'a'; at];
+                text.extend(std::iter::repeat_n(0xa2, length));
+                text.push(end);
+                text.extend_from_slice(b"\"\\");
+                assert_eq!(quote_or_backslash(&text, at), Some(at + length));
+            }
+            assert_eq!(quote_or_backslash(&vec![b'a'; length], 0), None);
+        }
+        assert_eq!(quote_or_backslash(b"ab", 3), None);
     }
 
     #[test]
