@@ -9,6 +9,7 @@
 //! checked path then finds the contract's error. The two paths agreeing is
 //! tested below and by the `parse_request` fuzz target.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ops::Range;
 
@@ -33,7 +34,7 @@ pub(crate) fn parse(body: &[u8]) -> Option<Request> {
     if message.v != 2.0 {
         return None;
     }
-    match message.kind.as_str() {
+    match &*message.kind {
         "invoke" => {
             let tool = message.tool?;
             let ctx = message.ctx?;
@@ -98,7 +99,7 @@ pub(crate) fn parse_around(body: &[u8], input: Range<usize>) -> Option<LazyInvok
 
 /// The tool, input and context of an invoke read as `message`, when it is
 /// a well-formed one.
-fn invoke_parts<I>(message: Message<I>) -> Option<(ToolRef, Option<I>, CallContext)> {
+fn invoke_parts<I>(message: Message<'_, I>) -> Option<(ToolRef, Option<I>, CallContext)> {
     if message.v != 2.0 || message.kind != "invoke" {
         return None;
     }
@@ -124,9 +125,11 @@ fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Optio
 /// the checked path does. `I` is how the input is read.
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "I: Deserialize<'de>"))]
-struct Message<I> {
+struct Message<'a, I> {
     v: f64,
-    kind: String,
+    /// Borrowed from the text (no allocation) unless written with escapes.
+    #[serde(borrow)]
+    kind: Cow<'a, str>,
     #[serde(default, deserialize_with = "present")]
     tool: Option<Named>,
     #[serde(default, deserialize_with = "present")]
@@ -313,6 +316,7 @@ mod tests {
             r#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":{"x":1},"ctx":{"tenantId":"t","runId":"r"}}"#,
             r#"{"v":2.0,"kind":"invoke","tool":{"id":"a.b","version":"1.0.0","extra":1},"ctx":{"tenantId":"t","runId":"r","projectId":"p","orgId":"o","requestId":"q","idempotencyKey":"k","env":{"A":"1"},"secrets":{"s":{"deep":true}},"config":{"c":1},"settings":{"x":{}},"waitToken":{"id":"w","url":"http://w"},"toolFiles":{"url":"http://f","token":"ft"},"unknown":[1]},"other":null}"#,
             r#"{"kind":"invoke","v":2,"ctx":{"tenantId":"t","runId":"r"},"input":null,"tool":{"id":"x"}}"#,
+            r#"{"kind":"invok\u0065","v":2,"ctx":{"tenantId":"t","runId":"r"},"tool":{"id":"x"}}"#,
             r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r","connections":{"g":{"connectionId":"c","app":"google","appName":"Google","accessToken":"tok","account":{"id":"1","label":"a"}}}}}"#,
             r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{"minLength":3},"trace":{"output":"hi"}}"#,
             r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{}}"#,

@@ -6,7 +6,7 @@
 //! times its size once parsed (`[0,0,…]`: 2 bytes of text, a 32-byte value
 //! and its share of a list's spare capacity). A call reserves its body's
 //! bytes as they arrive and, before parsing, an upper bound of what the
-//! parsed document costs ([`super::cost`]); a call that would pass the
+//! parsed document costs ([`super::scan`]); a call that would pass the
 //! budget, or take more than [`MAX_CALL_BYTES`] alone, is refused 503
 //! `overloaded` — it did not run — and its reservation is given back when
 //! the call ends.
