@@ -39,13 +39,22 @@ fn as_integer(number: &Number) -> Option<Number> {
     if !number.is_f64() {
         return None;
     }
-    let float = number.as_f64()?;
-    if float.fract() != 0.0 || float.abs() > EXACT {
+    exact_integer(number.as_f64()?).map(Number::from)
+}
+
+/// The integer `float` is, when it has no fraction and `|float| ≤ 2^53`
+/// (every such integer is exactly an `f64`). `-0.0` is 0.
+pub(crate) fn exact_integer(float: f64) -> Option<i64> {
+    if float.is_nan() || float.abs() > EXACT {
         return None;
     }
-    // Exact: |float| ≤ 2^53 and no fraction. `-0.0` becomes 0.
-    #[expect(clippy::cast_possible_truncation, reason = "checked to be exact")]
-    Some(Number::from(float as i64))
+    // Below 2^53 the round trip through an integer is exact only for an
+    // integral float: as `fract() == 0.0`, without a call to `trunc`.
+    #[expect(clippy::cast_possible_truncation, reason = "|float| ≤ 2^53")]
+    let integer = float as i64;
+    #[expect(clippy::cast_precision_loss, reason = "|integer| ≤ 2^53")]
+    let back = integer as f64;
+    (back == float).then_some(integer)
 }
 
 #[cfg(test)]
@@ -53,6 +62,34 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn an_exact_integer_is_an_integral_float_up_to_2_pow_53() {
+        for float in [
+            0.0,
+            -0.0,
+            1.0,
+            -3.0,
+            0.5,
+            -0.5,
+            1e-300,
+            4.5e15,
+            9_007_199_254_740_991.0,
+            EXACT,
+            -EXACT,
+            1.8e16,
+            1e300,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ] {
+            let by_fract = float.fract() == 0.0 && float.abs() <= EXACT;
+            assert_eq!(exact_integer(float).is_some(), by_fract, "{float}");
+        }
+        assert_eq!(exact_integer(-0.0), Some(0));
+        assert_eq!(exact_integer(-300.0), Some(-300));
+        assert_eq!(exact_integer(EXACT), Some(9_007_199_254_740_992));
+    }
 
     #[test]
     fn integral_floats_become_integers_everywhere() {

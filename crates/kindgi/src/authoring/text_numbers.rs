@@ -14,8 +14,7 @@ use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
 
-/// The largest integer below which every integer is an exact `f64`.
-const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
+use super::numbers::exact_integer;
 
 /// The name serde_json gives the newtype its `RawValue` reads through.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
@@ -35,16 +34,13 @@ struct Integral<X>(X);
 
 /// Gives `visitor` the float `f`, or the integer it is.
 fn visit_number<'de, V: Visitor<'de>, E: de::Error>(visitor: V, f: f64) -> Result<V::Value, E> {
-    if f.fract() == 0.0 && f.abs() <= EXACT {
-        #[expect(clippy::cast_possible_truncation, reason = "exact below 2^53")]
-        let integer = f as i64;
+    match exact_integer(f) {
         // As a tree's integer: non-negative ones (`-0.0` too) unsigned.
-        match u64::try_from(integer) {
+        Some(integer) => match u64::try_from(integer) {
             Ok(unsigned) => visitor.visit_u64(unsigned),
             Err(_) => visitor.visit_i64(integer),
-        }
-    } else {
-        visitor.visit_f64(f)
+        },
+        None => visitor.visit_f64(f),
     }
 }
 
