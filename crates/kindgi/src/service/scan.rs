@@ -285,23 +285,22 @@ impl Scan<'_> {
 }
 
 /// The index of the first quote or backslash of `text` from `at` on.
-fn quote_or_backslash(text: &[u8], at: usize) -> Option<usize> {
-    let rest = text.get(at..)?;
-    let head = &rest[..rest.len().min(SHORT_STRING)];
-    let (words, tail) = head.as_chunks::<8>();
-    for (index, word) in words.iter().enumerate() {
+fn quote_or_backslash(text: &[u8], mut at: usize) -> Option<usize> {
+    let head_end = text.len().min(at.saturating_add(SHORT_STRING));
+    while let Some(word) = text.get(at..head_end).and_then(<[u8]>::first_chunk::<8>) {
         let bits = u64::from_le_bytes(*word);
         let found = flags(bits, b'"') | flags(bits, b'\\');
         if found != 0 {
-            return Some(at + index * 8 + (found.trailing_zeros() / 8) as usize);
+            return Some(at + (found.trailing_zeros() / 8) as usize);
         }
+        at += 8;
     }
-    let scanned = words.len() * 8;
+    let tail = text.get(at..head_end)?;
     if let Some(offset) = tail.iter().position(|&b| b == b'"' || b == b'\\') {
-        return Some(at + scanned + offset);
+        return Some(at + offset);
     }
-    let searched = head.len();
-    memchr::memchr2(b'"', b'\\', &rest[searched..]).map(|offset| at + searched + offset)
+    let rest = text.get(head_end..)?;
+    memchr::memchr2(b'"', b'\\', rest).map(|offset| head_end + offset)
 }
 
 /// Each byte of a word: `0x01` in every byte.
