@@ -39,7 +39,8 @@ pub(crate) enum Read {
 
 /// Reads `body`, as [`parse_request`] would, but for where a tool's input
 /// is kept as text. `input` is where the body's scan found its input
-/// ([`super::scan`]).
+/// ([`super::scan`], which looks only in bodies of at least
+/// [`TEXT_INPUT_BODY_BYTES`]).
 ///
 /// # Errors
 ///
@@ -49,9 +50,7 @@ pub(crate) fn read(
     body: &Bytes,
     input: Option<Range<usize>>,
 ) -> Result<Read, ParseError> {
-    let lazy = input
-        .filter(|_| body.len() >= TEXT_INPUT_BODY_BYTES)
-        .and_then(|input| parse_invoke_around(body, input));
+    let lazy = input.and_then(|input| parse_invoke_around(body, input));
     let Some(lazy) = lazy else {
         return parse_request(body).map(from_request);
     };

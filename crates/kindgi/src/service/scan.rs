@@ -124,14 +124,13 @@ impl Scan<'_> {
         self.count.values += 1;
         self.at += 1;
         let mut input = None;
-        let mut two = false;
         loop {
             self.skip_space();
             match self.text.get(self.at)? {
                 b'"' => {}
                 b'}' => {
                     self.at += 1;
-                    return input.filter(|_| !two);
+                    return input;
                 }
                 _ => return None,
             }
@@ -152,7 +151,10 @@ impl Scan<'_> {
             let start = self.at;
             self.value()?;
             if key == b"input" {
-                two |= input.is_some();
+                // A second one: the rest is only counted.
+                if input.is_some() {
+                    return None;
+                }
                 input = Some(start..self.at);
             }
             self.skip_space();
@@ -163,7 +165,7 @@ impl Scan<'_> {
                 }
                 b'}' => {
                     self.at += 1;
-                    return input.filter(|_| !two);
+                    return input;
                 }
                 _ => return None,
             }
@@ -209,6 +211,19 @@ impl Scan<'_> {
     /// Passes an object or array, from its opening bracket to the bracket
     /// that closes it, counting what is inside.
     fn nested(&mut self) -> Option<()> {
+        self.counting(true)
+    }
+
+    /// Counts the rest of the text, whatever its shape, from outside any
+    /// string.
+    fn rest(&mut self) {
+        let _ = self.counting(false);
+    }
+
+    /// Counts from `at`, outside any string: up to and past the bracket
+    /// that closes the one at `at` when `closing` (`Some`), else to the end
+    /// of the text (`None`, as when the text or a string ends first).
+    fn counting(&mut self, closing: bool) -> Option<()> {
         let mut depth = 0usize;
         loop {
             match *self.text.get(self.at)? {
@@ -221,32 +236,13 @@ impl Scan<'_> {
                     depth += 1;
                 }
                 b'}' | b']' => {
-                    depth -= 1;
-                    if depth == 0 {
+                    depth = depth.saturating_sub(1);
+                    if closing && depth == 0 {
                         self.at += 1;
                         return Some(());
                     }
                 }
                 b',' => self.count.values += 1,
-                b':' => self.count.entries += 1,
-                _ => {}
-            }
-            self.at += 1;
-        }
-    }
-
-    /// Counts the rest of the text, whatever its shape, from outside any
-    /// string.
-    fn rest(&mut self) {
-        while let Some(&byte) = self.text.get(self.at) {
-            match byte {
-                b'"' => {
-                    if self.string().is_none() {
-                        return;
-                    }
-                    continue;
-                }
-                b',' | b'[' | b'{' => self.count.values += 1,
                 b':' => self.count.entries += 1,
                 _ => {}
             }
