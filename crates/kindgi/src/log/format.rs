@@ -155,13 +155,7 @@ fn json_str(out: &mut Vec<u8>, value: &str) {
 /// character of [`is_escaped`]), without the quotes; without serde_json when
 /// nothing needs escaping — the common case for ids and messages.
 fn json_str_contents(out: &mut Vec<u8>, value: &str) {
-    // A fold rather than `all`: no early exit, so the compiler checks many
-    // bytes at once. 0xC2 starts the C1 controls (and other characters),
-    // 0xE2 the separators (and others): those go the slow way to be sure.
-    let needs_escape = value.bytes().fold(false, |any, b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
-    });
-    if !needs_escape {
+    if !needs_escape(value.as_bytes()) {
         out.extend_from_slice(value.as_bytes());
         return;
     }
@@ -169,6 +163,39 @@ fn json_str_contents(out: &mut Vec<u8>, value: &str) {
     json_value(&mut quoted, value);
     let contents = quoted.get(1..quoted.len().saturating_sub(1));
     out.extend_from_slice(contents.unwrap_or_default());
+}
+
+/// Writes `value`, one of this crate's own words (a call's target, an
+/// outcome), which needs no escaping, as it is.
+fn raw_str_contents(out: &mut Vec<u8>, value: &'static str) {
+    debug_assert!(!needs_escape(value.as_bytes()), "{value}");
+    out.extend_from_slice(value.as_bytes());
+}
+
+/// Whether `bytes` may hold a character written as an escape: `"`, `\\`,
+/// C0, DEL, or a lead byte of the C1 controls (0xC2) or the separators
+/// (0xE2) — those two also start other characters, which then go the
+/// slow way to be sure.
+fn needs_escape(bytes: &[u8]) -> bool {
+    /// [`needs_escape`]'s bytes, as a table: one lookup a byte.
+    const ESCAPED: [bool; 256] = {
+        let mut table = [false; 256];
+        let mut b = 0;
+        while b < 256 {
+            table[b] = b < 0x20 || matches!(b, 0x22 | 0x5c | 0x7f | 0xc2 | 0xe2);
+            b += 1;
+        }
+        table
+    };
+    if bytes.len() < 32 {
+        // Most strings of a record are short ids: a lookup a byte.
+        return bytes.iter().any(|&b| ESCAPED[usize::from(b)]);
+    }
+    // A fold rather than `any`: no early exit, so the compiler checks many
+    // bytes at once.
+    bytes.iter().fold(false, |any, &b| {
+        any | (b < 0x20) | (b == b'"') | (b == b'\\') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
+    })
 }
 
 /// Writes `,"name":`: every key comes after the line's head. Names are
@@ -182,9 +209,11 @@ fn key(out: &mut Vec<u8>, name: &'static str) {
 
 /// Opens a line: `{"time":…,"level":…,"severity":…,"subsystem":"pack"`.
 fn line_head(out: &mut Vec<u8>, time: &str, level: Level) {
-    out.extend_from_slice(br#"{"time":"#);
-    json_str(out, time);
-    out.extend_from_slice(br#","level":""#);
+    // The time is [`with_now`]'s digits and punctuation: nothing to escape.
+    debug_assert!(!needs_escape(time.as_bytes()), "{time}");
+    out.extend_from_slice(br#"{"time":""#);
+    out.extend_from_slice(time.as_bytes());
+    out.extend_from_slice(br#"","level":""#);
     out.extend_from_slice(level.name().as_bytes());
     out.extend_from_slice(br#"","severity":""#);
     out.extend_from_slice(level.severity().as_bytes());
@@ -213,25 +242,28 @@ impl CallFacts<'_> {
     /// [`Record`]: every call logs one.
     pub(super) fn json_line(&self, time: &str) -> Vec<u8> {
         let mut out = Vec::with_capacity(384);
-        let ms = self.duration_ms.to_string();
+        let mut ms = itoa::Buffer::new();
+        let ms = ms.format(self.duration_ms);
         line_head(&mut out, time, self.level());
         // `"<target> <id> <outcome> <ms>ms"`: escaping the parts one by one
         // is escaping the whole, as JSON escapes character by character.
         out.extend_from_slice(br#","message":""#);
-        for part in [self.target, self.id, self.outcome] {
-            json_str_contents(&mut out, part);
-            out.push(b' ');
-        }
+        raw_str_contents(&mut out, self.target);
+        out.push(b' ');
+        json_str_contents(&mut out, self.id);
+        out.push(b' ');
+        raw_str_contents(&mut out, self.outcome);
+        out.push(b' ');
         out.extend_from_slice(ms.as_bytes());
         out.extend_from_slice(b"ms\"");
         ids_fields(&mut out, &self.ids);
         out.extend_from_slice(br#","event":"call","kind":"call","id":"#);
         json_str(&mut out, self.id);
-        out.extend_from_slice(br#","target":"#);
-        json_str(&mut out, self.target);
-        out.extend_from_slice(br#","outcome":"#);
-        json_str(&mut out, self.outcome);
-        out.extend_from_slice(br#","durationMs":"#);
+        out.extend_from_slice(br#","target":""#);
+        raw_str_contents(&mut out, self.target);
+        out.extend_from_slice(br#"","outcome":""#);
+        raw_str_contents(&mut out, self.outcome);
+        out.extend_from_slice(br#"","durationMs":"#);
         out.extend_from_slice(ms.as_bytes());
         out.extend_from_slice(br#","packId":"#);
         json_str(&mut out, self.pack_id);
@@ -290,6 +322,22 @@ mod tests {
                 parsed["message"],
                 format!("tool we\\ird \"id\"\n {outcome} 12ms")
             );
+        }
+    }
+
+    #[test]
+    fn short_and_long_strings_are_screened_alike() {
+        for b in 0..=255u8 {
+            let escaped = b < 0x20 || b"\"\\\x7f\xc2\xe2".contains(&b);
+            assert_eq!(needs_escape(&[b]), escaped, "{b:#x}");
+            for len in [31, 32, 100] {
+                let mut text = vec![b'a'; len];
+                text[len - 1] = b;
+                assert_eq!(needs_escape(&text), escaped, "{b:#x} at {len}");
+                text[len - 1] = b'a';
+                text[0] = b;
+                assert_eq!(needs_escape(&text), escaped, "{b:#x} first of {len}");
+            }
         }
     }
 

@@ -131,9 +131,12 @@ impl Record {
 /// logs: [`super::Logger::log_call`] writes it without building a [`Record`].
 #[derive(Debug)]
 pub(crate) struct CallFacts<'a> {
-    pub(crate) target: &'a str,
+    /// `tool` or `check`.
+    pub(crate) target: &'static str,
     pub(crate) id: &'a str,
-    pub(crate) outcome: &'a str,
+    /// `ok`, or an error code of the protocol's own (`error` for one a
+    /// handler chose): this crate's words, which need no escaping.
+    pub(crate) outcome: &'static str,
     pub(crate) duration_ms: u64,
     pub(crate) ids: Ids,
     pub(crate) pack_id: &'a str,

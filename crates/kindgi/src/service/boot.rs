@@ -3,11 +3,12 @@
 //! only), check the required env, ready every tool and check; then build
 //! the service state whole from what it found and the configuration.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use foldhash::HashMap;
 use kindgi_protocol::{Info, InfoTool, PackIndex, ProtocolV2};
 use kindgi_validate::Validator;
 use serde_json::Value;
@@ -198,7 +199,7 @@ pub(crate) fn in_memory(
 /// Pairs each index entry with its code and compiles its schemas.
 fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
     let mut problems = Vec::new();
-    let mut tools = HashMap::new();
+    let mut tools = HashMap::default();
     for entry in &index.tools {
         let handler = pack
             .tools
@@ -234,7 +235,7 @@ fn load(pack: &Pack, index: &PackIndex) -> Result<Loaded, Vec<String>> {
             Err(problem) => problems.push(problem),
         }
     }
-    let mut checks = HashMap::new();
+    let mut checks = HashMap::default();
     for entry in &index.guardrails {
         let check_id = entry.effective_check_id().to_owned();
         let evaluate = pack

@@ -60,7 +60,9 @@ pub(crate) const MAX_BLOCKING_HANDLERS: usize = 256;
 
 /// A blocking handler's slot, taken before the call is logged and moved
 /// to the handler's thread, which gives it back when the handler returns.
-pub(crate) type BlockingSlot = Arc<std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>>;
+/// (Held in the call's [`CallMeta`]: no allocation for a call that takes
+/// none.)
+pub(crate) type BlockingSlot = std::sync::Mutex<Option<tokio::sync::OwnedSemaphorePermit>>;
 
 /// Request bodies from this size on are parsed and checked against their
 /// schemas through [`off_worker`].
@@ -96,7 +98,7 @@ fn multi_thread() -> bool {
 }
 
 /// The transport's facts about a call.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct CallMeta {
     /// Whether the body was large: see [`off_worker`].
     pub(crate) large: bool,

@@ -4,10 +4,10 @@
 //! admission and drain. Each is built whole from what boot read and the
 //! configuration: nothing is patched in afterwards.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
+use foldhash::HashMap;
 use kindgi_protocol::{PackIndex, ToolEntry};
 use kindgi_validate::Validator;
 use tokio::sync::Semaphore;
