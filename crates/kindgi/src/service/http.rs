@@ -122,13 +122,17 @@ async fn discard(mut body: Incoming) {
 /// handler's panic never gets here: it is its call's `handler-throw`.) Apart
 /// from [`answer_guarded`] so that a test can make it panic: nothing found
 /// panics the service from outside.
-async fn guarded(answer: impl Future<Output = HttpResponse>) -> HttpResponse {
+///
+/// A plain function rather than an `async fn`: an `async fn` keeps its
+/// argument, here the whole answer's future, besides the future it awaits.
+fn guarded(answer: impl Future<Output = HttpResponse>) -> impl Future<Output = HttpResponse> {
     use futures::FutureExt as _;
     std::panic::AssertUnwindSafe(answer)
         .catch_unwind()
-        .await
-        .unwrap_or_else(|_| {
-            pack_http::error(StatusCode::INTERNAL_SERVER_ERROR, "The pack service failed")
+        .map(|answered| {
+            answered.unwrap_or_else(|_| {
+                pack_http::error(StatusCode::INTERNAL_SERVER_ERROR, "The pack service failed")
+            })
         })
 }
 
@@ -154,7 +158,10 @@ async fn handle(
             .unwrap_or_else(|| pack_http::json(StatusCode::OK, state.info_body.clone())),
         "/v1/invoke" => match pack_http::wrong_method(method, &Method::POST) {
             Some(refused) => refused,
-            None => invoke(state, &request.headers, body).await,
+            // On the heap: the call's future is a few KiB, which every
+            // future around it (and hyper's slot for it) would otherwise
+            // hold and copy as it is made and moved.
+            None => Box::pin(invoke(state, &request.headers, body)).await,
         },
         path => pack_http::no_route(path),
     }

@@ -199,149 +199,173 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 }
 
 /// Runs a tool call.
-pub(crate) async fn run_tool(state: &Invoker, invoke: ToolCall, meta: CallMeta) -> Answer {
-    if let Some(tool) = state.tools.get(&invoke.tool.id)
-        && matches!(tool.handler, Handler::Blocking(_))
-    {
-        match Arc::clone(&state.blocking).try_acquire_owned() {
-            Ok(slot) => {
-                *meta
-                    .blocking_slot
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(slot);
-            }
-            Err(_) => return Answer::Overloaded,
-        }
-    }
-    let id = invoke.tool.id.clone();
-    let cancellation = Cancellation::new();
-    let ended_at = Arc::new(OnceLock::new());
-    let ids = Ids {
-        request_id: invoke
-            .ctx
-            .request_id
-            .clone()
-            .or_else(|| meta.header_request_id.clone()),
-        tenant_id: Some(invoke.ctx.tenant_id.clone()),
-        project_id: invoke.ctx.project_id.clone(),
-        org_id: invoke.ctx.org_id.clone(),
-        run_id: Some(invoke.ctx.run_id.clone()),
-        tool_id: Some(id.clone()),
-        ..meta.header_ids()
-    };
-    let mut record = CallRecord::new(
-        state,
-        ("tool", id),
-        ids,
-        meta.started,
-        cancellation.clone(),
-        Arc::clone(&ended_at),
-    );
-    let response = tool_response(state, invoke, &meta, cancellation, ended_at).await;
-    record.finish(&response);
-    Answer::Message(response)
-}
-
-pub(crate) async fn tool_response(
+///
+/// This and [`tool_response`] are plain functions around an `async move`
+/// block rather than `async fn`s: an `async fn` keeps a second copy of each
+/// argument it takes by value (the call, some 500 bytes), which every
+/// future around it holds and copies in turn.
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold its call twice"
+)]
+pub(crate) fn run_tool(
     state: &Invoker,
     invoke: ToolCall,
-    meta: &CallMeta,
+    meta: CallMeta,
+) -> impl Future<Output = Answer> + Send {
+    async move {
+        if let Some(tool) = state.tools.get(&invoke.tool.id)
+            && matches!(tool.handler, Handler::Blocking(_))
+        {
+            match Arc::clone(&state.blocking).try_acquire_owned() {
+                Ok(slot) => {
+                    *meta
+                        .blocking_slot
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(slot);
+                }
+                Err(_) => return Answer::Overloaded,
+            }
+        }
+        let id = invoke.tool.id.clone();
+        let cancellation = Cancellation::new();
+        let ended_at = Arc::new(OnceLock::new());
+        let ids = Ids {
+            request_id: invoke
+                .ctx
+                .request_id
+                .clone()
+                .or_else(|| meta.header_request_id.clone()),
+            tenant_id: Some(invoke.ctx.tenant_id.clone()),
+            project_id: invoke.ctx.project_id.clone(),
+            org_id: invoke.ctx.org_id.clone(),
+            run_id: Some(invoke.ctx.run_id.clone()),
+            tool_id: Some(id.clone()),
+            ..meta.header_ids()
+        };
+        let mut record = CallRecord::new(
+            state,
+            ("tool", id),
+            ids,
+            meta.started,
+            cancellation.clone(),
+            Arc::clone(&ended_at),
+        );
+        let response = tool_response(state, invoke, &meta, cancellation, ended_at).await;
+        record.finish(&response);
+        Answer::Message(response)
+    }
+}
+
+/// A tool call's answer: its tool found, its input checked, its handler
+/// run under its deadline, its output checked. (Not an `async fn`: see
+/// [`run_tool`].)
+#[expect(
+    clippy::manual_async_fn,
+    reason = "an async fn would hold its call twice"
+)]
+pub(crate) fn tool_response<'a>(
+    state: &'a Invoker,
+    invoke: ToolCall,
+    meta: &'a CallMeta,
     cancellation: Cancellation,
     ended_at: Arc<OnceLock<Instant>>,
-) -> Response {
-    let id = invoke.tool.id.as_str();
-    let Some(tool) = state.tools.get(id) else {
-        return tool_error(
-            ErrorCode::ToolNotInPack,
-            id,
-            format!("This pack has no tool \"{id}\""),
-        );
-    };
-    let have = tool.entry.version.as_deref().unwrap_or_default();
-    if let Some(asked) = &invoke.tool.version
-        && asked != have
-    {
-        return tool_error(
-            ErrorCode::ToolVersionMismatch,
-            id,
-            format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
-        );
-    }
-    let input = match invoke.input {
-        // Passed its schema's screen as it was read.
-        ToolInput::Text(text) => ToolInput::Text(text),
-        ToolInput::Tree(mut input) => {
-            let runtime = Arc::clone(tool);
-            let (input, checked) = off_worker(meta.large, move || {
-                runtime.input.fill_defaults(&mut input);
-                let checked = runtime.input.validate(&input);
-                (input, checked)
-            })
-            .await;
-            if let Err(issues) = checked {
-                return Response::Error(
-                    ErrorResponse::new(
-                        ErrorCode::InputValidationFailed,
-                        format!("Tool \"{id}\" input failed validation"),
-                    )
-                    .for_tool(id)
-                    .with_issues(issues),
-                );
+) -> impl Future<Output = Response> + Send + 'a {
+    async move {
+        let id = invoke.tool.id.as_str();
+        let Some(tool) = state.tools.get(id) else {
+            return tool_error(
+                ErrorCode::ToolNotInPack,
+                id,
+                format!("This pack has no tool \"{id}\""),
+            );
+        };
+        let have = tool.entry.version.as_deref().unwrap_or_default();
+        if let Some(asked) = &invoke.tool.version
+            && asked != have
+        {
+            return tool_error(
+                ErrorCode::ToolVersionMismatch,
+                id,
+                format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
+            );
+        }
+        let input = match invoke.input {
+            // Passed its schema's screen as it was read.
+            ToolInput::Text(text) => ToolInput::Text(text),
+            ToolInput::Tree(mut input) => {
+                let runtime = Arc::clone(tool);
+                let (input, checked) = off_worker(meta.large, move || {
+                    runtime.input.fill_defaults(&mut input);
+                    let checked = runtime.input.validate(&input);
+                    (input, checked)
+                })
+                .await;
+                if let Err(issues) = checked {
+                    return Response::Error(
+                        ErrorResponse::new(
+                            ErrorCode::InputValidationFailed,
+                            format!("Tool \"{id}\" input failed validation"),
+                        )
+                        .for_tool(id)
+                        .with_issues(issues),
+                    );
+                }
+                ToolInput::Tree(input)
             }
-            ToolInput::Tree(input)
-        }
-    };
-    let ctx = context_for(state, tool, invoke.ctx, meta, cancellation.clone());
-    let can_pause = ctx.can_pause();
-    let outcome = run_handler(state, tool, input, ctx, meta, &cancellation, ended_at).await;
-    let outcome = match outcome {
-        Ok(outcome) => outcome,
-        Err(code) => {
-            let message = match code {
-                ErrorCode::DeadlineExceeded => format!("{id} passed its deadline"),
-                _ => format!("{id} was cancelled"),
-            };
-            return tool_error(code, id, message);
-        }
-    };
-    match outcome {
-        Outcome::Reply(ReplyValue::Output(output)) => {
-            let runtime = Arc::clone(tool);
-            let (output, checked) = off_worker(meta.large, move || {
-                let checked = runtime.output.validate(&output);
-                (output, checked)
-            })
-            .await;
-            match checked {
-                Ok(()) => Response::result(output),
-                Err(issues) => Response::Error(
-                    ErrorResponse::new(
-                        ErrorCode::OutputValidationFailed,
-                        format!("Tool \"{id}\" handler produced output that failed validation"),
-                    )
-                    .for_tool(id)
-                    .with_issues(issues),
-                ),
+        };
+        let ctx = context_for(state, tool, invoke.ctx, meta, cancellation.clone());
+        let can_pause = ctx.can_pause();
+        let outcome = run_handler(state, tool, input, ctx, meta, &cancellation, ended_at).await;
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(code) => {
+                let message = match code {
+                    ErrorCode::DeadlineExceeded => format!("{id} passed its deadline"),
+                    _ => format!("{id} was cancelled"),
+                };
+                return tool_error(code, id, message);
             }
+        };
+        match outcome {
+            Outcome::Reply(ReplyValue::Output(output)) => {
+                let runtime = Arc::clone(tool);
+                let (output, checked) = off_worker(meta.large, move || {
+                    let checked = runtime.output.validate(&output);
+                    (output, checked)
+                })
+                .await;
+                match checked {
+                    Ok(()) => Response::result(output),
+                    Err(issues) => Response::Error(
+                        ErrorResponse::new(
+                            ErrorCode::OutputValidationFailed,
+                            format!("Tool \"{id}\" handler produced output that failed validation"),
+                        )
+                        .for_tool(id)
+                        .with_issues(issues),
+                    ),
+                }
+            }
+            Outcome::Reply(ReplyValue::Pause(pause)) => pause_response(tool, can_pause, pause),
+            Outcome::BadInput(message) => Response::Error(
+                ErrorResponse::new(
+                    ErrorCode::InputValidationFailed,
+                    format!("Tool \"{id}\" input failed validation"),
+                )
+                .for_tool(id)
+                .with_issues(vec![plain_issue(message)]),
+            ),
+            Outcome::BadOutput(message) => Response::Error(
+                ErrorResponse::new(
+                    ErrorCode::OutputValidationFailed,
+                    format!("Tool \"{id}\" handler produced output that failed validation"),
+                )
+                .for_tool(id)
+                .with_issues(vec![plain_issue(message)]),
+            ),
+            Outcome::Failed(error) => failure_response(id, &error),
         }
-        Outcome::Reply(ReplyValue::Pause(pause)) => pause_response(tool, can_pause, pause),
-        Outcome::BadInput(message) => Response::Error(
-            ErrorResponse::new(
-                ErrorCode::InputValidationFailed,
-                format!("Tool \"{id}\" input failed validation"),
-            )
-            .for_tool(id)
-            .with_issues(vec![plain_issue(message)]),
-        ),
-        Outcome::BadOutput(message) => Response::Error(
-            ErrorResponse::new(
-                ErrorCode::OutputValidationFailed,
-                format!("Tool \"{id}\" handler produced output that failed validation"),
-            )
-            .for_tool(id)
-            .with_issues(vec![plain_issue(message)]),
-        ),
-        Outcome::Failed(error) => failure_response(id, &error),
     }
 }
 
