@@ -1,7 +1,7 @@
 //! The pack service's log records (CONTRACT §2): one JSON object a line on
 //! stderr, or a readable line on a terminal.
 //!
-//! [`record`] says what a record holds, [`format`] how it is written (the
+//! [`record`] says what a record holds, [`format`](mod@format) how it is written (the
 //! one place that formats records), [`writer`] where the lines go.
 
 mod format;
