@@ -302,14 +302,7 @@ pub(crate) fn tool_response<'a>(
                 })
                 .await;
                 if let Err(issues) = checked {
-                    return Response::Error(
-                        ErrorResponse::new(
-                            ErrorCode::InputValidationFailed,
-                            format!("Tool \"{id}\" input failed validation"),
-                        )
-                        .for_tool(id)
-                        .with_issues(issues),
-                    );
+                    return bad_input(id, issues);
                 }
                 ToolInput::Tree(input)
             }
@@ -337,36 +330,39 @@ pub(crate) fn tool_response<'a>(
                 .await;
                 match checked {
                     Ok(()) => Response::result(output),
-                    Err(issues) => Response::Error(
-                        ErrorResponse::new(
-                            ErrorCode::OutputValidationFailed,
-                            format!("Tool \"{id}\" handler produced output that failed validation"),
-                        )
-                        .for_tool(id)
-                        .with_issues(issues),
-                    ),
+                    Err(issues) => bad_output(id, issues),
                 }
             }
             Outcome::Reply(ReplyValue::Pause(pause)) => pause_response(tool, can_pause, pause),
-            Outcome::BadInput(message) => Response::Error(
-                ErrorResponse::new(
-                    ErrorCode::InputValidationFailed,
-                    format!("Tool \"{id}\" input failed validation"),
-                )
-                .for_tool(id)
-                .with_issues(vec![plain_issue(message)]),
-            ),
-            Outcome::BadOutput(message) => Response::Error(
-                ErrorResponse::new(
-                    ErrorCode::OutputValidationFailed,
-                    format!("Tool \"{id}\" handler produced output that failed validation"),
-                )
-                .for_tool(id)
-                .with_issues(vec![plain_issue(message)]),
-            ),
+            Outcome::BadInput(message) => bad_input(id, vec![plain_issue(message)]),
+            Outcome::BadOutput(message) => bad_output(id, vec![plain_issue(message)]),
             Outcome::Failed(error) => failure_response(id, &error),
         }
     }
+}
+
+/// `input-validation-failed` for tool `id`, with its `issues`.
+fn bad_input(id: &str, issues: Vec<Issue>) -> Response {
+    Response::Error(
+        ErrorResponse::new(
+            ErrorCode::InputValidationFailed,
+            format!("Tool \"{id}\" input failed validation"),
+        )
+        .for_tool(id)
+        .with_issues(issues),
+    )
+}
+
+/// `output-validation-failed` for tool `id`, with its `issues`.
+fn bad_output(id: &str, issues: Vec<Issue>) -> Response {
+    Response::Error(
+        ErrorResponse::new(
+            ErrorCode::OutputValidationFailed,
+            format!("Tool \"{id}\" handler produced output that failed validation"),
+        )
+        .for_tool(id)
+        .with_issues(issues),
+    )
 }
 
 /// An issue from serde rather than a schema keyword.
