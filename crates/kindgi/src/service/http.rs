@@ -12,7 +12,7 @@ use http::{HeaderMap, HeaderName, Method, Request, StatusCode};
 use http_body::Body as _;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use kindgi_protocol::{ErrorCode, ErrorResponse, headers};
+use kindgi_protocol::{ErrorCode, ErrorResponse, Response, headers};
 
 use super::admission::{admit, not_serving};
 use super::check::run_check;
@@ -220,7 +220,7 @@ fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpRespon
         Answer::TenantMismatch => tenant_mismatch(),
         Answer::Overloaded => overloaded(),
         Answer::Message(message) => {
-            let body = serde_json::to_vec(&message).unwrap_or_default();
+            let body = message_body(&message);
             let mut response = pack_http::json(StatusCode::OK, body);
             let headers = response.headers_mut();
             headers.insert(
@@ -232,6 +232,27 @@ fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpRespon
             }
             response
         }
+    }
+}
+
+/// `message` as its answer's body. A result, the answer of most calls, is
+/// written around its output: serde's internally tagged enum would go
+/// through a map of its fields first. The bytes are the same.
+fn message_body(message: &Response) -> Vec<u8> {
+    match message {
+        Response::Result(result) => {
+            const HEAD: &[u8] = br#"{"kind":"result","v":2,"output":"#;
+            let mut body = Vec::with_capacity(HEAD.len() + 64);
+            body.extend_from_slice(HEAD);
+            match serde_json::to_writer(&mut body, &result.output) {
+                Ok(()) => {
+                    body.push(b'}');
+                    body
+                }
+                Err(_) => serde_json::to_vec(message).unwrap_or_default(),
+            }
+        }
+        _ => serde_json::to_vec(message).unwrap_or_default(),
     }
 }
 
@@ -249,8 +270,33 @@ fn duration_value(ms: u64) -> http::HeaderValue {
 mod tests {
     use http::header::CONTENT_TYPE;
     use http_body_util::BodyExt as _;
+    use kindgi_protocol::ToolPause;
+    use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_message_body_is_what_serde_writes() {
+        let outputs = [
+            json!({"message": "hi"}),
+            json!({"b": [1, 2.5, null, true], "a": {"é": "\"\n\u{2028}"}}),
+            json!(null),
+            json!("text"),
+            json!(-0.0),
+            json!(u64::MAX),
+        ];
+        let others = [
+            Response::Pause(ToolPause::default()),
+            Response::Error(ErrorResponse::new(ErrorCode::HandlerThrow, "boom").for_tool("a.b")),
+        ];
+        for message in outputs.into_iter().map(Response::result).chain(others) {
+            let expected = serde_json::to_vec(&message).expect("JSON");
+            assert_eq!(
+                String::from_utf8(message_body(&message)).expect("UTF-8"),
+                String::from_utf8(expected).expect("UTF-8"),
+            );
+        }
+    }
 
     async fn body(response: HttpResponse) -> Bytes {
         match response.into_body().collect().await {
