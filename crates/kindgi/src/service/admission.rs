@@ -25,13 +25,11 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use bytes::Bytes;
-use http::HeaderMap;
-use http::HeaderName;
 use hyper::body::Incoming;
-use kindgi_protocol::headers;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::budget::{MemoryBudget, Reservation};
+use super::call_headers::{self, CallHeaders};
 use super::config::{EnvCheck, ServiceConfig};
 use super::drain::InFlightGuard;
 use super::http::{HttpResponse, draining, overloaded, tenant_mismatch};
@@ -40,8 +38,6 @@ use super::pack_http::{self, BODY_TIMEOUT, BodyError};
 use super::scan::scan;
 use super::state::ServiceState;
 use super::token::Token;
-
-const TENANT_ID: HeaderName = HeaderName::from_static(headers::TENANT_ID);
 
 /// Who may call and how many at once: the configuration's token, pinned
 /// tenant, env check and limits.
@@ -73,11 +69,11 @@ impl Admission {
 
     /// Step 1, of `/v1/info` and `/v1/invoke`: 401 without the token, 421
     /// for another tenant than the one pinned; `None` when neither.
-    pub(crate) fn refuse(&self, headers: &HeaderMap) -> Option<HttpResponse> {
-        if !pack_http::token_matches(headers, &self.token) {
+    pub(crate) fn refuse(&self, headers: &CallHeaders<'_>) -> Option<HttpResponse> {
+        if !pack_http::sent_token_matches(headers.token, &self.token) {
             return Some(pack_http::bad_token());
         }
-        let sent = headers.get(TENANT_ID).and_then(|v| v.to_str().ok());
+        let sent = call_headers::text(headers.tenant_id);
         if !self.tenant_matches_header(sent) {
             return Some(tenant_mismatch());
         }
@@ -147,7 +143,7 @@ pub(crate) struct Admitted {
 /// The refusal to answer with.
 pub(crate) async fn admit(
     state: &ServiceState,
-    headers: &HeaderMap,
+    headers: &CallHeaders<'_>,
     request_body: &mut Option<Incoming>,
 ) -> Result<Admitted, HttpResponse> {
     let admission = &state.admission;
@@ -164,10 +160,10 @@ pub(crate) async fn admit(
     if admission.capacity.available_permits() == 0 {
         return Err(overloaded());
     }
-    if !pack_http::is_json(headers) {
+    if !pack_http::is_json_type(headers.content_type) {
         return Err(pack_http::not_json());
     }
-    let Ok(declared) = pack_http::declared_length(headers) else {
+    let Ok(declared) = pack_http::length_declared(headers.content_length) else {
         return Err(pack_http::too_large());
     };
 

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use http::header::{AsHeaderName, EXPECT};
+use http::header::EXPECT;
 use http::request::Parts;
 use http::{HeaderMap, HeaderName, Method, Request, StatusCode};
 use http_body::Body as _;
@@ -15,6 +15,7 @@ use hyper::body::Incoming;
 use kindgi_protocol::{ErrorCode, ErrorResponse, Response, headers};
 
 use super::admission::{admit, not_serving};
+use super::call_headers::{CallHeaders, text};
 use super::check::run_check;
 use super::invoke::{Answer, CallMeta, deadline_after, off_worker, run_tool};
 use super::pack_http;
@@ -38,9 +39,6 @@ const DISCARD_TIME: Duration = Duration::from_secs(5);
 
 // The protocol's headers as header names, made once: looking a header up
 // by a `&str` parses the name on every lookup.
-const TIMEOUT_MS: HeaderName = HeaderName::from_static(headers::TIMEOUT_MS);
-const TRACEPARENT: HeaderName = HeaderName::from_static(headers::TRACEPARENT);
-const REQUEST_ID: HeaderName = HeaderName::from_static(headers::REQUEST_ID);
 const DURATION_MS: HeaderName = HeaderName::from_static(headers::DURATION_MS);
 const ARTIFACT_VERSION: HeaderName = HeaderName::from_static(headers::ARTIFACT_VERSION);
 
@@ -61,10 +59,6 @@ pub(super) fn tenant_mismatch() -> HttpResponse {
         StatusCode::MISDIRECTED_REQUEST,
         r#"{"code":"pack-tenant-mismatch"}"#,
     )
-}
-
-fn header(headers: &HeaderMap, name: impl AsHeaderName) -> Option<&str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 /// Answers one request; a panic in the service's own code is answered
@@ -154,7 +148,7 @@ async fn handle(
                 .unwrap_or_else(|| pack_http::json(StatusCode::OK, r#"{"status":"ready"}"#))
         }),
         "/v1/info" => pack_http::wrong_method(method, &Method::GET)
-            .or_else(|| state.admission.refuse(&request.headers))
+            .or_else(|| state.admission.refuse(&CallHeaders::of(&request.headers)))
             .unwrap_or_else(|| pack_http::json(StatusCode::OK, state.info_body.clone())),
         "/v1/invoke" => match pack_http::wrong_method(method, &Method::POST) {
             Some(refused) => refused,
@@ -173,7 +167,8 @@ async fn invoke(
     headers: &HeaderMap,
     request_body: &mut Option<Incoming>,
 ) -> HttpResponse {
-    let admitted = match admit(&state, headers, request_body).await {
+    let headers = CallHeaders::of(headers);
+    let admitted = match admit(&state, &headers, request_body).await {
         Ok(admitted) => admitted,
         Err(refused) => return refused,
     };
@@ -188,13 +183,13 @@ async fn invoke(
             Ok(message) => message,
             Err(e) => return answer(&state, started, Answer::Message(e.into())),
         };
-    let trace = header(headers, TRACEPARENT).and_then(trace_ids);
+    let trace = text(headers.traceparent).and_then(trace_ids);
     let meta = CallMeta {
         large: admitted.large,
         started,
-        deadline: deadline_after(headers::parse_timeout_ms(header(headers, TIMEOUT_MS))),
+        deadline: deadline_after(headers::parse_timeout_ms(text(headers.timeout_ms))),
         trace,
-        header_request_id: header(headers, REQUEST_ID).map(str::to_owned),
+        header_request_id: text(headers.request_id).map(str::to_owned),
         blocking_slot: Default::default(),
     };
     let invoker = &state.invoker;

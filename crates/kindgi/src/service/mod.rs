@@ -23,6 +23,7 @@
 mod admission;
 mod boot;
 mod budget;
+mod call_headers;
 pub(crate) mod check;
 mod command;
 mod config;

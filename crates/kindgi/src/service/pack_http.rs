@@ -87,11 +87,12 @@ pub fn wrong_method(method: &Method, want: &Method) -> Option<Response> {
 /// Whether the request carries `token` in `kindgi-pack-token`, compared in
 /// constant time.
 pub fn token_matches(headers: &HeaderMap, token: &Token) -> bool {
-    let sent = headers
-        .get(PACK_TOKEN)
-        .map(HeaderValue::as_bytes)
-        .unwrap_or_default();
-    token.matches(sent)
+    sent_token_matches(headers.get(PACK_TOKEN), token)
+}
+
+/// [`token_matches`], of the `kindgi-pack-token` value `sent`.
+pub(crate) fn sent_token_matches(sent: Option<&HeaderValue>, token: &Token) -> bool {
+    token.matches(sent.map(HeaderValue::as_bytes).unwrap_or_default())
 }
 
 /// 401 `Bad pack token`.
@@ -102,7 +103,13 @@ pub fn bad_token() -> Response {
 /// Whether the request's `Content-Type` says JSON (contains
 /// `application/json`, parameters and all).
 pub fn is_json(headers: &HeaderMap) -> bool {
-    header(headers, CONTENT_TYPE).is_some_and(|t| t.contains("application/json"))
+    is_json_type(headers.get(CONTENT_TYPE))
+}
+
+/// [`is_json`], of the `Content-Type` value `sent`.
+pub(crate) fn is_json_type(sent: Option<&HeaderValue>) -> bool {
+    sent.and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.contains("application/json"))
 }
 
 /// 415 `Content-Type must be application/json`.
@@ -122,7 +129,18 @@ pub fn not_json() -> Response {
 /// ([`headers::MAX_BODY_BYTES`]): answer [`too_large`] before a byte of it
 /// is read.
 pub fn declared_length(headers: &HeaderMap) -> Result<Option<u64>, BodyError> {
-    let declared = header(headers, CONTENT_LENGTH).and_then(|v| v.parse::<u64>().ok());
+    length_declared(headers.get(CONTENT_LENGTH))
+}
+
+/// [`declared_length`], of the `Content-Length` value `sent`.
+///
+/// # Errors
+///
+/// As [`declared_length`].
+pub(crate) fn length_declared(sent: Option<&HeaderValue>) -> Result<Option<u64>, BodyError> {
+    let declared = sent
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > headers::MAX_BODY_BYTES as u64) {
         return Err(BodyError::TooLarge);
     }
@@ -204,10 +222,6 @@ where
         }
     }
     Ok(Bytes::from(out))
-}
-
-fn header(headers: &HeaderMap, name: HeaderName) -> Option<&str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
 }
 
 #[cfg(test)]
