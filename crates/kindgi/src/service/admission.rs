@@ -5,7 +5,8 @@
 //! 1. the token (401) and the pinned tenant (421): a caller that may not
 //!    call learns nothing else;
 //! 2. draining, or strictly missing env (503): the service can't take it;
-//! 3. counted in flight, then draining checked again (see [`Drain::enter`](super::drain::Drain::enter));
+//! 3. counted in flight, then draining checked again (see
+//!    [`Drain::enter`](super::drain::Drain::enter));
 //! 4. the concurrency cap (503 `overloaded`) — refused before the body, as
 //!    the contract says; the slot itself is taken only once the body is in,
 //!    so that a client sending its body slowly never holds one;
