@@ -172,17 +172,23 @@ fn raw_str_contents(out: &mut Vec<u8>, value: &'static str) {
     out.extend_from_slice(value.as_bytes());
 }
 
-/// Whether `bytes` may hold a character written as an escape: `"`, `\\`,
-/// C0, DEL, or a lead byte of the C1 controls (0xC2) or the separators
-/// (0xE2) — those two also start other characters, which then go the
-/// slow way to be sure.
+/// Whether `byte` may be part of a character written as an escape: `"`,
+/// `\\`, C0, DEL, or a lead byte of the C1 controls (0xC2) or the
+/// separators (0xE2) — those two also start other characters, which then
+/// go the slow way to be sure. Without short-circuits, so that a fold of
+/// it checks many bytes at once.
+const fn escaped(b: u8) -> bool {
+    (b < 0x20) | (b == b'"') | (b == b'\\') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
+}
+
+/// Whether `bytes` may hold a character written as an escape ([`escaped`]).
 fn needs_escape(bytes: &[u8]) -> bool {
-    /// [`needs_escape`]'s bytes, as a table: one lookup a byte.
+    /// [`escaped`] as a table: one lookup a byte.
     const ESCAPED: [bool; 256] = {
         let mut table = [false; 256];
         let mut b = 0;
         while b < 256 {
-            table[b] = b < 0x20 || matches!(b, 0x22 | 0x5c | 0x7f | 0xc2 | 0xe2);
+            table[b] = escaped(b as u8);
             b += 1;
         }
         table
@@ -193,9 +199,7 @@ fn needs_escape(bytes: &[u8]) -> bool {
     }
     // A fold rather than `any`: no early exit, so the compiler checks many
     // bytes at once.
-    bytes.iter().fold(false, |any, &b| {
-        any | (b < 0x20) | (b == b'"') | (b == b'\\') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2)
-    })
+    bytes.iter().fold(false, |any, &b| any | escaped(b))
 }
 
 /// Writes `,"name":`: every key comes after the line's head. Names are
