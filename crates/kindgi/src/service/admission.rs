@@ -30,7 +30,7 @@ use hyper::body::Incoming;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::budget::{MemoryBudget, Reservation};
-use super::call_headers::{self, CallHeaders};
+use super::call_headers::CallHeaders;
 use super::config::{EnvCheck, ServiceConfig};
 use super::drain::InFlightGuard;
 use super::http::{HttpResponse, draining, overloaded, tenant_mismatch};
@@ -74,7 +74,7 @@ impl Admission {
         if !pack_http::sent_token_matches(headers.token, &self.token) {
             return Some(pack_http::bad_token());
         }
-        let sent = call_headers::text(headers.tenant_id);
+        let sent = pack_http::header_text(headers.tenant_id);
         if !self.tenant_matches_header(sent) {
             return Some(tenant_mismatch());
         }

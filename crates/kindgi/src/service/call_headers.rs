@@ -52,11 +52,6 @@ impl<'a> CallHeaders<'a> {
     }
 }
 
-/// A header's value as text, when it is visible ASCII.
-pub(crate) fn text(value: Option<&HeaderValue>) -> Option<&str> {
-    value.and_then(|v| v.to_str().ok())
-}
-
 #[cfg(test)]
 mod tests {
     use http::HeaderName;

@@ -15,10 +15,10 @@ use hyper::body::Incoming;
 use kindgi_protocol::{ErrorCode, ErrorResponse, Response, headers};
 
 use super::admission::{admit, not_serving};
-use super::call_headers::{CallHeaders, text};
+use super::call_headers::CallHeaders;
 use super::check::run_check;
 use super::invoke::{Answer, CallMeta, deadline_after, off_worker, run_tool};
-use super::pack_http;
+use super::pack_http::{self, header_text};
 use super::read::{Read, read};
 use super::state::ServiceState;
 use super::traceparent::trace_ids;
@@ -37,8 +37,8 @@ const DISCARD_BYTES: u64 = 32 * 1024 * 1024;
 /// See [`DISCARD_BYTES`].
 const DISCARD_TIME: Duration = Duration::from_secs(5);
 
-// The protocol's headers as header names, made once: looking a header up
-// by a `&str` parses the name on every lookup.
+// The protocol's answer headers as header names, made once: inserting a
+// header by a `&str` parses the name every time.
 const DURATION_MS: HeaderName = HeaderName::from_static(headers::DURATION_MS);
 const ARTIFACT_VERSION: HeaderName = HeaderName::from_static(headers::ARTIFACT_VERSION);
 
@@ -183,13 +183,13 @@ async fn invoke(
             Ok(message) => message,
             Err(e) => return answer(&state, started, Answer::Message(e.into())),
         };
-    let trace = text(headers.traceparent).and_then(trace_ids);
+    let trace = header_text(headers.traceparent).and_then(trace_ids);
     let meta = CallMeta {
         large: admitted.large,
         started,
-        deadline: deadline_after(headers::parse_timeout_ms(text(headers.timeout_ms))),
+        deadline: deadline_after(headers::parse_timeout_ms(header_text(headers.timeout_ms))),
         trace,
-        header_request_id: text(headers.request_id).map(str::to_owned),
+        header_request_id: header_text(headers.request_id).map(str::to_owned),
         blocking_slot: Default::default(),
     };
     let invoker = &state.invoker;
@@ -234,21 +234,16 @@ fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpRespon
 /// written around its output: serde's internally tagged enum would go
 /// through a map of its fields first. The bytes are the same.
 fn message_body(message: &Response) -> Vec<u8> {
-    match message {
-        Response::Result(result) => {
-            const HEAD: &[u8] = br#"{"kind":"result","v":2,"output":"#;
-            let mut body = Vec::with_capacity(HEAD.len() + 64);
-            body.extend_from_slice(HEAD);
-            match serde_json::to_writer(&mut body, &result.output) {
-                Ok(()) => {
-                    body.push(b'}');
-                    body
-                }
-                Err(_) => serde_json::to_vec(message).unwrap_or_default(),
-            }
+    const RESULT_HEAD: &[u8] = br#"{"kind":"result","v":2,"output":"#;
+    if let Response::Result(result) = message {
+        let mut body = Vec::with_capacity(RESULT_HEAD.len() + 64);
+        body.extend_from_slice(RESULT_HEAD);
+        if serde_json::to_writer(&mut body, &result.output).is_ok() {
+            body.push(b'}');
+            return body;
         }
-        _ => serde_json::to_vec(message).unwrap_or_default(),
     }
+    serde_json::to_vec(message).unwrap_or_default()
 }
 
 /// `kindgi-duration-ms`'s value: for a call of under 10 ms, as most are,

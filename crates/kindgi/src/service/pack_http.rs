@@ -108,8 +108,12 @@ pub fn is_json(headers: &HeaderMap) -> bool {
 
 /// [`is_json`], of the `Content-Type` value `sent`.
 pub(crate) fn is_json_type(sent: Option<&HeaderValue>) -> bool {
-    sent.and_then(|v| v.to_str().ok())
-        .is_some_and(|t| t.contains("application/json"))
+    header_text(sent).is_some_and(|t| t.contains("application/json"))
+}
+
+/// A header's value as text, when it is visible ASCII.
+pub(crate) fn header_text(value: Option<&HeaderValue>) -> Option<&str> {
+    value.and_then(|v| v.to_str().ok())
 }
 
 /// 415 `Content-Type must be application/json`.
@@ -138,9 +142,7 @@ pub fn declared_length(headers: &HeaderMap) -> Result<Option<u64>, BodyError> {
 ///
 /// As [`declared_length`].
 pub(crate) fn length_declared(sent: Option<&HeaderValue>) -> Result<Option<u64>, BodyError> {
-    let declared = sent
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
+    let declared = header_text(sent).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > headers::MAX_BODY_BYTES as u64) {
         return Err(BodyError::TooLarge);
     }
