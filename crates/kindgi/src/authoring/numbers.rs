@@ -45,11 +45,12 @@ fn as_integer(number: &Number) -> Option<Number> {
 /// The integer `float` is, when it has no fraction and `|float| ≤ 2^53`
 /// (every such integer is exactly an `f64`). `-0.0` is 0.
 pub(crate) fn exact_integer(float: f64) -> Option<i64> {
-    if float.is_nan() || float.abs() > EXACT {
+    if float.abs() > EXACT {
         return None;
     }
     // Below 2^53 the round trip through an integer is exact only for an
-    // integral float: as `fract() == 0.0`, without a call to `trunc`.
+    // integral float: as `fract() == 0.0`, without a call to `trunc` (a
+    // NaN comes back as 0, and is no integer either).
     #[expect(clippy::cast_possible_truncation, reason = "|float| ≤ 2^53")]
     let integer = float as i64;
     #[expect(clippy::cast_precision_loss, reason = "|integer| ≤ 2^53")]

@@ -220,9 +220,9 @@ impl Scan<'_> {
         let _ = self.counting(false);
     }
 
-    /// Counts from `at`, outside any string: up to and past the bracket
-    /// that closes the one at `at` when `closing` (`Some`), else to the end
-    /// of the text (`None`, as when the text or a string ends first).
+    /// Counts from `at`, outside any string: when `closing`, up to and past
+    /// the bracket that closes the one at `at` (`Some`); else, or when the
+    /// text or a string ends first, to the end of the text (`None`).
     fn counting(&mut self, closing: bool) -> Option<()> {
         let mut depth = 0usize;
         loop {
