@@ -32,7 +32,7 @@
 //! so `files.store` / `files.read` and pauses work in a test too.
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kindgi_protocol::{
@@ -312,13 +312,7 @@ impl TestPack {
             input,
             ctx: context.call,
         };
-        let call = tool_response(
-            &self.state,
-            invoke.into(),
-            &meta,
-            context.cancellation,
-            Arc::new(OnceLock::new()),
-        );
+        let call = tool_response(&self.state, invoke.into(), &meta, context.cancellation);
         let response = if context.process_env.is_empty() {
             call.await
         } else {

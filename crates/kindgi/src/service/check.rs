@@ -3,7 +3,7 @@
 //! being a thrown error), answer its result.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use kindgi_protocol::{CheckInvoke, ErrorCode, ErrorResponse, Response};
 use serde_json::Value;
@@ -22,7 +22,6 @@ pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallM
         meta.header_ids(),
         meta.started,
         Cancellation::new(),
-        Arc::new(OnceLock::new()),
     );
     // A check's `evaluate` is the pack's own synchronous code: over a large
     // trace it runs off the worker too.

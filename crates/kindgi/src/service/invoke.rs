@@ -3,7 +3,7 @@
 //! (A check call is [`super::check`].)
 
 use std::panic::AssertUnwindSafe;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
@@ -133,7 +133,6 @@ pub(super) struct CallRecord<'a> {
     started: Instant,
     outcome: Option<&'static str>,
     cancellation: Cancellation,
-    ended_at: Arc<OnceLock<Instant>>,
 }
 
 impl<'a> CallRecord<'a> {
@@ -146,7 +145,6 @@ impl<'a> CallRecord<'a> {
         ids: Ids,
         started: Instant,
         cancellation: Cancellation,
-        ended_at: Arc<OnceLock<Instant>>,
     ) -> Self {
         Self {
             state,
@@ -156,7 +154,6 @@ impl<'a> CallRecord<'a> {
             started,
             outcome: None,
             cancellation,
-            ended_at,
         }
     }
 }
@@ -177,8 +174,7 @@ impl Drop for CallRecord<'_> {
         let outcome = match self.outcome.take() {
             Some(outcome) => outcome,
             None => {
-                let _ = self.ended_at.set(Instant::now());
-                self.cancellation.cancel(CancelReason::Disconnected);
+                self.cancellation.end(CancelReason::Disconnected);
                 ErrorCode::Cancelled.as_str()
             }
         };
@@ -229,7 +225,6 @@ pub(crate) fn run_tool(
         }
         let id = invoke.tool.id.clone();
         let cancellation = Cancellation::new();
-        let ended_at = Arc::new(OnceLock::new());
         let ids = Ids {
             request_id: invoke
                 .ctx
@@ -243,15 +238,9 @@ pub(crate) fn run_tool(
             tool_id: Some(id.clone()),
             ..meta.header_ids()
         };
-        let mut record = CallRecord::new(
-            state,
-            ("tool", id),
-            ids,
-            meta.started,
-            cancellation.clone(),
-            Arc::clone(&ended_at),
-        );
-        let response = tool_response(state, invoke, &meta, cancellation, ended_at).await;
+        let mut record =
+            CallRecord::new(state, ("tool", id), ids, meta.started, cancellation.clone());
+        let response = tool_response(state, invoke, &meta, cancellation).await;
         record.finish(&response);
         Answer::Message(response)
     }
@@ -269,7 +258,6 @@ pub(crate) fn tool_response<'a>(
     invoke: ToolCall,
     meta: &'a CallMeta,
     cancellation: Cancellation,
-    ended_at: Arc<OnceLock<Instant>>,
 ) -> impl Future<Output = Response> + Send + 'a {
     async move {
         let id = invoke.tool.id.as_str();
@@ -309,7 +297,7 @@ pub(crate) fn tool_response<'a>(
         };
         let ctx = context_for(state, tool, invoke.ctx, meta, cancellation.clone());
         let can_pause = ctx.can_pause();
-        let outcome = run_handler(state, tool, input, ctx, meta, &cancellation, ended_at).await;
+        let outcome = run_handler(state, tool, input, ctx, meta, &cancellation).await;
         let outcome = match outcome {
             Ok(outcome) => outcome,
             Err(code) => {
@@ -486,7 +474,6 @@ async fn run_handler(
     ctx: ToolContext,
     meta: &CallMeta,
     cancellation: &Cancellation,
-    ended_at: Arc<OnceLock<Instant>>,
 ) -> Result<Outcome, ErrorCode> {
     // The handler's `tracing` events carry the call's ids.
     let call_log = Arc::new(CallLog::new(
@@ -523,7 +510,7 @@ async fn run_handler(
                 let handler = Arc::clone(handler);
                 let logger = Arc::clone(&state.logger);
                 let id = tool.entry.id.clone();
-                let ended = Arc::clone(&ended_at);
+                let ended = cancellation.clone();
                 // A test's process env for this call goes along to the thread.
                 let env = crate::env::overrides();
                 // Held until the handler returns, however long after its call.
@@ -537,7 +524,7 @@ async fn run_handler(
                     let outcome = crate::env::in_thread(env, || {
                         in_blocking_call(call_log, || handler(input, ctx))
                     });
-                    if let Some(at) = ended.get() {
+                    if let Some(at) = ended.ended_at() {
                         let after = at.elapsed().as_millis() as u64;
                         logger.log(
                             Record::lifecycle(
@@ -570,14 +557,12 @@ async fn run_handler(
     let ran = tokio::select! {
         ran = work => ran,
         () = state.window_closed.cancelled() => {
-            let _ = ended_at.set(Instant::now());
-            cancellation.cancel(CancelReason::Shutdown);
+            cancellation.end(CancelReason::Shutdown);
             return Err(ErrorCode::Cancelled);
         }
     };
     ran.unwrap_or_else(|_elapsed| {
-        let _ = ended_at.set(Instant::now());
-        cancellation.cancel(CancelReason::Deadline);
+        cancellation.end(CancelReason::Deadline);
         Err(ErrorCode::DeadlineExceeded)
     })
 }
