@@ -244,36 +244,44 @@ fn line_end(mut out: Vec<u8>) -> Vec<u8> {
 impl CallFacts<'_> {
     /// The `call` record as a JSON line, written without building a
     /// [`Record`]: every call logs one.
+    #[cfg(test)]
     pub(super) fn json_line(&self, time: &str) -> Vec<u8> {
         let mut out = Vec::with_capacity(384);
+        self.write_json_line(&mut out, time);
+        out
+    }
+
+    /// Appends [`json_line`](Self::json_line)'s bytes to `out`: the
+    /// writer's queue, with no buffer of its own.
+    pub(super) fn write_json_line(&self, out: &mut Vec<u8>, time: &str) {
         let mut ms = itoa::Buffer::new();
         let ms = ms.format(self.duration_ms);
-        line_head(&mut out, time, self.level());
+        line_head(out, time, self.level());
         // `"<target> <id> <outcome> <ms>ms"`: escaping the parts one by one
         // is escaping the whole, as JSON escapes character by character.
         out.extend_from_slice(br#","message":""#);
-        raw_str_contents(&mut out, self.target);
+        raw_str_contents(out, self.target);
         out.push(b' ');
-        json_str_contents(&mut out, self.id);
+        json_str_contents(out, self.id);
         out.push(b' ');
-        raw_str_contents(&mut out, self.outcome);
+        raw_str_contents(out, self.outcome);
         out.push(b' ');
         out.extend_from_slice(ms.as_bytes());
         out.extend_from_slice(b"ms\"");
-        ids_fields(&mut out, &self.ids);
+        ids_fields(out, &self.ids);
         out.extend_from_slice(br#","event":"call","kind":"call","id":"#);
-        json_str(&mut out, self.id);
+        json_str(out, self.id);
         out.extend_from_slice(br#","target":""#);
-        raw_str_contents(&mut out, self.target);
+        raw_str_contents(out, self.target);
         out.extend_from_slice(br#"","outcome":""#);
-        raw_str_contents(&mut out, self.outcome);
+        raw_str_contents(out, self.outcome);
         out.extend_from_slice(br#"","durationMs":"#);
         out.extend_from_slice(ms.as_bytes());
         out.extend_from_slice(br#","packId":"#);
-        json_str(&mut out, self.pack_id);
+        json_str(out, self.pack_id);
         out.extend_from_slice(br#","artifactVersion":"#);
-        json_str(&mut out, self.artifact_version);
-        line_end(out)
+        json_str(out, self.artifact_version);
+        out.extend_from_slice(b"}\n");
     }
 }
 

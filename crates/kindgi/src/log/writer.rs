@@ -3,55 +3,117 @@
 //! waits on a terminal or a pipe and a stalled stderr costs dropped records
 //! rather than memory or blocked calls.
 
-use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::io::{IsTerminal, StderrLock, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, channel};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::format::with_now;
 use super::record::{CallFacts, Level, Record};
 
-/// The most bytes the writer gathers before it writes.
+/// The capacity the writer keeps between writes: a burst's larger buffer
+/// is given back once written.
 const BATCH_BYTES: usize = 64 * 1024;
 /// The writer's pause after each write: how long a record may wait for
 /// the next batch.
 const WRITE_PACE: Duration = Duration::from_millis(1);
-/// The most bytes of records waiting for the writer. While stderr takes
-/// nothing (a log collector that stalled, a pipe nobody reads), records past
-/// it are dropped and counted rather than kept: the queue costs at most
-/// this much memory, and logging never blocks a call.
+/// The most bytes of records waiting for the writer or being written by
+/// it. While stderr takes nothing (a log collector that stalled, a pipe
+/// nobody reads), records past it are dropped and counted rather than
+/// kept: the queue costs at most this much memory (and the one record
+/// that passed it), and logging never blocks a call.
 const MAX_QUEUED_BYTES: usize = 4 * 1024 * 1024;
 /// How long [`Logger::flush`] waits for the writer at exit: a stderr that
 /// takes nothing must not keep the process from exiting.
 const FLUSH_WAIT: Duration = Duration::from_secs(1);
 
-/// What the log calls and the writer thread share about the queue.
+/// What the log calls and the writer thread share: the lines waiting, in
+/// one buffer each record is written straight into (no allocation a
+/// record), and how the writer is woken.
 #[derive(Debug, Default)]
 struct Queue {
-    /// Bytes of records sent to the writer and not yet taken by it.
-    bytes: AtomicUsize,
+    pending: Mutex<Pending>,
+    /// Signalled when a line comes while the writer waits for one.
+    wake: Condvar,
+}
+
+/// The queue's state.
+#[derive(Debug, Default)]
+struct Pending {
+    /// Lines waiting for the writer, one after another.
+    lines: Vec<u8>,
+    /// Bytes the writer took and has not finished writing.
+    writing: usize,
     /// Records dropped since the last `log-dropped` record.
-    dropped: AtomicU64,
+    dropped: u64,
+    /// The writer waits on [`Queue::wake`].
+    idle: bool,
+    /// [`Logger::flush`] asked the writer to write what there is and stop.
+    stopping: bool,
+    /// The writer took its last lines: records go to stderr directly.
+    stopped: bool,
 }
 
 impl Queue {
-    /// Counts `len` bytes in, unless that passes [`MAX_QUEUED_BYTES`] (a
-    /// record alone in the queue always fits): then counts a dropped record.
-    fn admit(&self, len: usize) -> bool {
-        let before = self.bytes.fetch_add(len, Ordering::SeqCst);
-        if before > 0 && before + len > MAX_QUEUED_BYTES {
-            self.bytes.fetch_sub(len, Ordering::SeqCst);
-            self.dropped.fetch_add(1, Ordering::Relaxed);
+    fn lock(&self) -> MutexGuard<'_, Pending> {
+        self.pending.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Appends the line `write` writes, unless that passes
+    /// [`MAX_QUEUED_BYTES`] (a record alone in the queue always fits):
+    /// then it counts a dropped record. `false` when the writer has
+    /// stopped, and nothing was appended.
+    fn push(&self, write: impl FnOnce(&mut Vec<u8>)) -> bool {
+        let mut pending = self.lock();
+        if pending.stopped {
             return false;
+        }
+        let start = pending.lines.len();
+        write(&mut pending.lines);
+        let before = start + pending.writing;
+        if before > 0 && before + (pending.lines.len() - start) > MAX_QUEUED_BYTES {
+            pending.lines.truncate(start);
+            pending.dropped += 1;
+        } else if pending.idle {
+            pending.idle = false;
+            self.wake.notify_one();
         }
         true
     }
 
-    /// Counts `len` bytes out: taken by the writer, or never sent.
-    fn release(&self, len: usize) {
-        self.bytes.fetch_sub(len, Ordering::SeqCst);
+    /// Waits for lines (or a count of dropped ones, or the stop), and
+    /// swaps them into `batch`: how many were dropped, and for the last
+    /// batch, stderr locked before any record can go to it directly, so
+    /// that those come after the batch.
+    fn take(&self, batch: &mut Vec<u8>) -> (u64, Option<StderrLock<'static>>) {
+        let mut pending = self.lock();
+        while pending.lines.is_empty() && pending.dropped == 0 && !pending.stopping {
+            pending.idle = true;
+            pending = self
+                .wake
+                .wait(pending)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+        pending.idle = false;
+        std::mem::swap(batch, &mut pending.lines);
+        pending.writing = batch.len();
+        pending.stopped = pending.stopping;
+        let last = pending.stopped.then(|| std::io::stderr().lock());
+        (std::mem::take(&mut pending.dropped), last)
+    }
+
+    /// The writer wrote what it took.
+    fn written(&self) {
+        self.lock().writing = 0;
+    }
+
+    /// Asks the writer to write what there is and stop.
+    fn stop(&self) {
+        let mut pending = self.lock();
+        pending.stopping = true;
+        self.wake.notify_one();
     }
 }
 
@@ -73,8 +135,8 @@ fn dropped_record(dropped: u64) -> Record {
 pub(crate) struct Logger {
     json: bool,
     level: Level,
-    /// Where lines go once the writer thread runs: a send never blocks.
-    sender: OnceLock<Sender<Vec<u8>>>,
+    /// Set once the writer thread runs: records go through the queue.
+    queued: AtomicBool,
     /// What is queued for the writer, and what was dropped.
     queue: Arc<Queue>,
     /// The writer thread, and the channel on which it says it is done,
@@ -97,22 +159,19 @@ impl Logger {
             .ok()
             .and_then(|l| Level::parse(&l))
             .unwrap_or(Level::Info);
-        Self {
-            json,
-            level,
-            sender: OnceLock::new(),
-            queue: Arc::default(),
-            writer: Mutex::new(None),
-            closed: AtomicBool::new(false),
-        }
+        Self::new(json, level)
     }
 
     /// A logger that writes only errors, as JSON: for in-process tests.
     pub(crate) fn quiet() -> Self {
+        Self::new(true, Level::Error)
+    }
+
+    fn new(json: bool, level: Level) -> Self {
         Self {
-            json: true,
-            level: Level::Error,
-            sender: OnceLock::new(),
+            json,
+            level,
+            queued: AtomicBool::new(false),
             queue: Arc::default(),
             writer: Mutex::new(None),
             closed: AtomicBool::new(false),
@@ -121,40 +180,24 @@ impl Logger {
 
     /// Starts the writer thread. Call it once the process may have threads.
     pub(crate) fn start_writer(&self) {
-        let (sender, receiver) = channel::<Vec<u8>>();
+        let mut writer = self.writer.lock().unwrap_or_else(PoisonError::into_inner);
+        if writer.is_some() || self.queued.load(Ordering::SeqCst) {
+            return;
+        }
         let (done, finished) = channel::<()>();
         let queue = Arc::clone(&self.queue);
         let (json, dropped_enabled) = (self.json, self.enabled(Level::Warn));
         let spawned = std::thread::Builder::new()
             .name("kindgi-log".to_owned())
             .spawn(move || {
-                let stderr = std::io::stderr();
-                let write = |batch: &[u8]| {
-                    let mut lock = stderr.lock();
-                    let _ = lock.write_all(batch);
-                    let _ = lock.flush();
-                };
                 // Under load many records queue up between two writes:
                 // each write takes every line waiting, so the writer makes
                 // one system call per batch rather than per record.
                 let mut batch = Vec::new();
-                let mut stopping = false;
-                while !stopping {
-                    let Ok(first) = receiver.recv() else { break };
-                    for line in std::iter::once(first).chain(receiver.try_iter()) {
-                        if line.is_empty() {
-                            stopping = true;
-                            continue;
-                        }
-                        queue.release(line.len());
-                        batch.extend_from_slice(&line);
-                        if batch.len() >= BATCH_BYTES {
-                            write(&batch);
-                            batch.clear();
-                        }
-                    }
+                loop {
+                    let (dropped, last_lock) = queue.take(&mut batch);
+                    let last = last_lock.is_some();
                     // Caught up: say what was dropped meanwhile, once.
-                    let dropped = queue.dropped.swap(0, Ordering::Relaxed);
                     if dropped > 0 && dropped_enabled {
                         let record = dropped_record(dropped);
                         batch.extend(with_now(|time| {
@@ -165,21 +208,26 @@ impl Logger {
                             }
                         }));
                     }
-                    write(&batch);
+                    let mut stderr = last_lock.unwrap_or_else(|| std::io::stderr().lock());
+                    let _ = stderr.write_all(&batch);
+                    let _ = stderr.flush();
+                    drop(stderr);
                     batch.clear();
-                    // Let the next records gather: while this thread sleeps
-                    // rather than waits in `recv`, a `send` wakes nobody, so
-                    // under load a call costs no wake-up of this thread.
-                    if !stopping {
-                        std::thread::sleep(WRITE_PACE);
+                    batch.shrink_to(BATCH_BYTES);
+                    queue.written();
+                    if last {
+                        break;
                     }
+                    // Let the next records gather: while this thread sleeps
+                    // rather than waits, a record wakes nobody, so under
+                    // load a call costs no wake-up of this thread.
+                    std::thread::sleep(WRITE_PACE);
                 }
                 let _ = done.send(());
             });
-        if let (Ok(handle), Ok(mut writer)) = (spawned, self.writer.lock())
-            && self.sender.set(sender).is_ok()
-        {
+        if let Ok(handle) = spawned {
             *writer = Some((handle, finished));
+            self.queued.store(true, Ordering::SeqCst);
         }
     }
 
@@ -187,16 +235,16 @@ impl Logger {
     /// as stderr may take nothing) for the writer thread to have written
     /// them. Records logged afterwards are written directly.
     pub(crate) fn flush(&self) {
-        // The sender can't be taken out of the OnceLock; a marker line tells
-        // the writer to stop once everything before it is written.
-        if let Some(sender) = self.sender.get() {
-            let _ = sender.send(Vec::new());
-        }
-        let taken = self.writer.lock().ok().and_then(|mut w| w.take());
-        if let Some((handle, finished)) = taken
-            && finished.recv_timeout(FLUSH_WAIT).is_ok()
-        {
-            let _ = handle.join();
+        let taken = self
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some((handle, finished)) = taken {
+            self.queue.stop();
+            if finished.recv_timeout(FLUSH_WAIT).is_ok() {
+                let _ = handle.join();
+            }
         }
     }
 
@@ -221,48 +269,36 @@ impl Logger {
                 record.pretty_line(time).into_bytes()
             }
         });
-        self.write(line);
+        self.write(|out| out.extend_from_slice(&line));
     }
 
-    /// Logs a call's `call` record.
+    /// Logs a call's `call` record: as JSON, written straight into the
+    /// queue.
     pub(crate) fn log_call(&self, call: CallFacts<'_>) {
         if !self.enabled(call.level()) {
             return;
         }
-        let line = with_now(|time| {
-            if self.json {
-                call.json_line(time)
-            } else {
-                call.into_record().pretty_line(time).into_bytes()
-            }
-        });
-        self.write(line);
+        if self.json {
+            self.write(|out| with_now(|time| call.write_json_line(out, time)));
+        } else {
+            let line = with_now(|time| call.into_record().pretty_line(time));
+            self.write(|out| out.extend_from_slice(line.as_bytes()));
+        }
     }
 
-    fn write(&self, line: Vec<u8>) {
+    /// Writes the line `line` writes: into the queue while the writer
+    /// runs, else to stderr.
+    fn write(&self, line: impl Fn(&mut Vec<u8>)) {
         if self.closed.load(Ordering::SeqCst) {
             return;
         }
-        let line = match self.sender.get() {
-            Some(sender) => {
-                let len = line.len();
-                if !self.queue.admit(len) {
-                    return;
-                }
-                // A line the stopped writer never takes comes back as the
-                // error.
-                match sender.send(line) {
-                    Ok(()) => return,
-                    Err(unsent) => {
-                        self.queue.release(len);
-                        unsent.0
-                    }
-                }
-            }
-            None => line,
-        };
+        if self.queued.load(Ordering::Acquire) && self.queue.push(&line) {
+            return;
+        }
+        let mut bytes = Vec::new();
+        line(&mut bytes);
         let mut stderr = std::io::stderr().lock();
-        let _ = stderr.write_all(&line);
+        let _ = stderr.write_all(&bytes);
         let _ = stderr.flush();
     }
 }
@@ -276,16 +312,38 @@ mod tests {
     #[test]
     fn the_queue_is_bounded_and_counts_what_it_drops() {
         let queue = Queue::default();
+        let line = |len: usize| move |out: &mut Vec<u8>| out.resize(out.len() + len, b'x');
         // One record alone always fits, whatever its size.
-        assert!(queue.admit(MAX_QUEUED_BYTES * 2));
-        assert!(!queue.admit(1));
-        queue.release(MAX_QUEUED_BYTES * 2);
-        let line = 1000;
-        let fit = (0..10_000).take_while(|_| queue.admit(line)).count();
-        assert_eq!(fit, MAX_QUEUED_BYTES / line);
-        assert_eq!(queue.dropped.load(Ordering::Relaxed), 2);
-        queue.release(line);
-        assert!(queue.admit(line));
+        assert!(queue.push(line(MAX_QUEUED_BYTES * 2)));
+        assert!(queue.push(line(1)));
+        assert_eq!(queue.lock().lines.len(), MAX_QUEUED_BYTES * 2);
+        assert_eq!(queue.lock().dropped, 1);
+        // Taken by the writer, its bytes still count until written.
+        let mut batch = Vec::new();
+        assert!(matches!(queue.take(&mut batch), (1, None)));
+        assert_eq!(batch.len(), MAX_QUEUED_BYTES * 2);
+        batch.clear();
+        assert!(queue.push(line(1)));
+        assert_eq!(queue.lock().dropped, 1);
+        queue.written();
+        let len = 1000;
+        let fit = (0..10_000)
+            .take_while(|_| {
+                queue.push(line(len));
+                queue.lock().dropped == 1
+            })
+            .count();
+        assert_eq!(fit, MAX_QUEUED_BYTES / len);
+        assert_eq!(queue.lock().lines.len(), MAX_QUEUED_BYTES / len * len);
+        // Once the writer took its last batch, nothing more is queued.
+        queue.stop();
+        batch.clear();
+        let (dropped, last) = queue.take(&mut batch);
+        assert_eq!(dropped, 2);
+        assert!(last.is_some());
+        drop(last);
+        assert!(!queue.push(line(1)));
+        assert!(queue.lock().lines.is_empty());
         let record = dropped_record(7);
         let json: Value =
             serde_json::from_slice(&record.json_line("2026-01-01T00:00:00.000Z")).expect("JSON");
