@@ -242,8 +242,7 @@ fn line_end(mut out: Vec<u8>) -> Vec<u8> {
 }
 
 impl CallFacts<'_> {
-    /// The `call` record as a JSON line, written without building a
-    /// [`Record`]: every call logs one.
+    /// The `call` record as a JSON line, on its own.
     #[cfg(test)]
     pub(super) fn json_line(&self, time: &str) -> Vec<u8> {
         let mut out = Vec::with_capacity(384);
@@ -251,8 +250,9 @@ impl CallFacts<'_> {
         out
     }
 
-    /// Appends [`json_line`](Self::json_line)'s bytes to `out`: the
-    /// writer's queue, with no buffer of its own.
+    /// Appends the `call` record as a JSON line to `out` (the writer's
+    /// queue): written without building a [`Record`] or a buffer of its
+    /// own, as every call logs one.
     pub(super) fn write_json_line(&self, out: &mut Vec<u8>, time: &str) {
         let mut ms = itoa::Buffer::new();
         let ms = ms.format(self.duration_ms);
