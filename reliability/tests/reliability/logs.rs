@@ -191,3 +191,52 @@ async fn a_stalled_stderr_costs_bounded_memory_and_says_what_it_dropped() {
     .expect_answer("a call after");
     assert_eq!(answer.json_or_null()["kind"], "result");
 }
+
+/// A tool's `call` record carries every id of its call: the context's,
+/// and the transport's trace and request id (the context's request id
+/// first).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tool_call_record_carries_every_id_of_its_call() {
+    let service = start(&ServiceOptions::default());
+    let traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+    for (in_ctx, expected) in [(None, "from-header"), (Some("from-ctx"), "from-ctx")] {
+        let mut message = invoke::tool_message("stress.log", json!({"count": 1, "bytes": 1}));
+        message["ctx"] = json!({
+            "tenantId": "tenant-1", "runId": "run-1", "projectId": "project-1", "orgId": "org-1"
+        });
+        if let Some(id) = in_ctx {
+            message["ctx"]["requestId"] = json!(id);
+        }
+        let request = invoke::invoke(service.token(), &message)
+            .header("kindgi-request-id", "from-header")
+            .header("traceparent", traceparent);
+        let answer = http::exchange(service.addr(), &request, WAIT)
+            .await
+            .expect_answer("a logged call");
+        assert_eq!(answer.json_or_null()["kind"], "result", "{}", answer.text());
+        let record = service
+            .wait_record_where(|r| r["kind"] == "call" && r["requestId"] == expected, WAIT)
+            .unwrap_or_else(|| panic!("no call record with requestId {expected}"));
+        for (field, value) in [
+            ("traceId", "0af7651916cd43dd8448eb211c80319c"),
+            ("tenantId", "tenant-1"),
+            ("projectId", "project-1"),
+            ("orgId", "org-1"),
+            ("runId", "run-1"),
+            ("toolId", "stress.log"),
+            ("id", "stress.log"),
+            ("target", "tool"),
+            ("outcome", "ok"),
+        ] {
+            assert_eq!(record[field], value, "{field}: {record}");
+        }
+        // The service's own span in the caller's trace.
+        let span = record["spanId"].as_str().unwrap_or_default();
+        assert!(
+            span.len() == 16
+                && span.bytes().all(|b| b.is_ascii_hexdigit())
+                && span != "b7ad6b7169203331",
+            "{record}"
+        );
+    }
+}

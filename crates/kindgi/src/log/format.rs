@@ -225,7 +225,7 @@ fn line_head(out: &mut Vec<u8>, time: &str, level: Level) {
 }
 
 /// Writes the ids that are set, in their order.
-fn ids_fields(out: &mut Vec<u8>, ids: &Ids) {
+fn ids_fields<S: AsRef<str>>(out: &mut Vec<u8>, ids: &Ids<S>) {
     for (name, value) in ids.pairs() {
         if let Some(value) = value {
             key(out, name);
@@ -309,11 +309,11 @@ mod tests {
     #[test]
     fn a_call_line_is_the_call_record() {
         let ids = Ids {
-            trace_id: Some("0af7651916cd43dd8448eb211c80319c".into()),
-            span_id: Some("b7ad6b7169203331".into()),
-            tenant_id: Some("t\"1".into()),
-            run_id: Some("r\u{1}n".into()),
-            tool_id: Some("a.b".into()),
+            trace_id: Some("0af7651916cd43dd8448eb211c80319c"),
+            span_id: Some("b7ad6b7169203331"),
+            tenant_id: Some("t\"1"),
+            run_id: Some("r\u{1}n"),
+            tool_id: Some("a.b"),
             ..Ids::default()
         };
         for outcome in ["ok", "handler-throw"] {
@@ -418,7 +418,7 @@ mod tests {
             outcome: "tool-not-in-pack",
             duration_ms: 1,
             ids: Ids {
-                run_id: Some(FORGED.into()),
+                run_id: Some(FORGED),
                 ..Ids::default()
             },
             pack_id: "p",

@@ -48,31 +48,58 @@ impl Level {
     }
 }
 
-/// The correlation ids a record may carry, in the order they are written.
+/// The correlation ids a record may carry, in the order they are written:
+/// owned by a [`Record`], borrowed (`Ids<&str>`) by the `call` record,
+/// which reads them from its call.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Ids {
-    pub(crate) trace_id: Option<String>,
-    pub(crate) span_id: Option<String>,
-    pub(crate) request_id: Option<String>,
-    pub(crate) tenant_id: Option<String>,
-    pub(crate) project_id: Option<String>,
-    pub(crate) org_id: Option<String>,
-    pub(crate) run_id: Option<String>,
-    pub(crate) tool_id: Option<String>,
+pub(crate) struct Ids<S = String> {
+    pub(crate) trace_id: Option<S>,
+    pub(crate) span_id: Option<S>,
+    pub(crate) request_id: Option<S>,
+    pub(crate) tenant_id: Option<S>,
+    pub(crate) project_id: Option<S>,
+    pub(crate) org_id: Option<S>,
+    pub(crate) run_id: Option<S>,
+    pub(crate) tool_id: Option<S>,
 }
 
-impl Ids {
-    pub(super) fn pairs(&self) -> [(&'static str, &Option<String>); 8] {
+impl<S: AsRef<str>> Ids<S> {
+    pub(super) fn pairs(&self) -> [(&'static str, Option<&str>); 8] {
+        let ids = self.borrowed();
         [
-            ("traceId", &self.trace_id),
-            ("spanId", &self.span_id),
-            ("requestId", &self.request_id),
-            ("tenantId", &self.tenant_id),
-            ("projectId", &self.project_id),
-            ("orgId", &self.org_id),
-            ("runId", &self.run_id),
-            ("toolId", &self.tool_id),
+            ("traceId", ids.trace_id),
+            ("spanId", ids.span_id),
+            ("requestId", ids.request_id),
+            ("tenantId", ids.tenant_id),
+            ("projectId", ids.project_id),
+            ("orgId", ids.org_id),
+            ("runId", ids.run_id),
+            ("toolId", ids.tool_id),
         ]
+    }
+
+    /// The same ids, borrowed.
+    pub(crate) fn borrowed(&self) -> Ids<&str> {
+        self.map(|id| id.as_ref().map(AsRef::as_ref))
+    }
+
+    /// The same ids, owned.
+    pub(crate) fn owned(&self) -> Ids {
+        self.map(|id| id.as_ref().map(|id| id.as_ref().to_owned()))
+    }
+
+    /// Every id through `f`, in place.
+    fn map<'a, T>(&'a self, f: impl Fn(&'a Option<S>) -> Option<T>) -> Ids<T> {
+        Ids {
+            trace_id: f(&self.trace_id),
+            span_id: f(&self.span_id),
+            request_id: f(&self.request_id),
+            tenant_id: f(&self.tenant_id),
+            project_id: f(&self.project_id),
+            org_id: f(&self.org_id),
+            run_id: f(&self.run_id),
+            tool_id: f(&self.tool_id),
+        }
     }
 }
 
@@ -81,7 +108,11 @@ const HEAD_KEYS: [&str; 5] = ["time", "level", "severity", "subsystem", "message
 
 /// Whether `name` is a key of a record's head or one of its ids.
 pub(crate) fn is_head_or_id_key(name: &str) -> bool {
-    HEAD_KEYS.contains(&name) || Ids::default().pairs().iter().any(|(key, _)| *key == name)
+    HEAD_KEYS.contains(&name)
+        || Ids::<String>::default()
+            .pairs()
+            .iter()
+            .any(|(key, _)| *key == name)
 }
 
 /// One log record: level, message, ids, then its own fields in order.
@@ -138,7 +169,7 @@ pub(crate) struct CallFacts<'a> {
     /// handler chose): this crate's words, which need no escaping.
     pub(crate) outcome: &'static str,
     pub(crate) duration_ms: u64,
-    pub(crate) ids: Ids,
+    pub(crate) ids: Ids<&'a str>,
     pub(crate) pack_id: &'a str,
     pub(crate) artifact_version: &'a str,
 }
@@ -162,7 +193,7 @@ impl CallFacts<'_> {
                 self.target, self.id, self.outcome, self.duration_ms
             ),
         )
-        .ids(self.ids)
+        .ids(self.ids.owned())
         .field("id", self.id)
         .field("target", self.target)
         .field("outcome", self.outcome)

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use kindgi_protocol::{CheckInvoke, ErrorCode, ErrorResponse, Response};
 use serde_json::Value;
 
-use super::invoke::{Answer, CallMeta, CallRecord, off_worker, panic_error, plain_issue};
+use super::invoke::{Answer, CallMeta, CallRecord, Called, off_worker, panic_error, plain_issue};
 use super::state::{CheckRuntime, Invoker};
 use crate::Cancellation;
 use crate::authoring::check::CheckOutcome;
@@ -16,13 +16,8 @@ use crate::error::cause_of_dyn;
 
 /// Runs a check call.
 pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -> Answer {
-    let mut record = CallRecord::new(
-        state,
-        ("check", invoke.check.id.clone()),
-        meta.header_ids(),
-        meta.started,
-        Cancellation::new(),
-    );
+    let called = Called::Check(invoke.check.id.clone(), meta);
+    let mut record = CallRecord::new(state, called, meta.started, Cancellation::new());
     // A check's `evaluate` is the pack's own synchronous code: over a large
     // trace it runs off the worker too.
     let check = state.checks.get(&invoke.check.id).map(Arc::clone);

@@ -113,44 +113,66 @@ pub(crate) struct CallMeta {
 impl CallMeta {
     /// The ids the transport gave the call: its trace (`traceparent`) and
     /// its `kindgi-request-id`.
-    pub(super) fn header_ids(&self) -> Ids {
+    pub(super) fn header_ids(&self) -> Ids<&str> {
         Ids {
-            trace_id: self.trace.as_ref().map(|t| t.0.clone()),
-            span_id: self.trace.as_ref().map(|t| t.1.clone()),
-            request_id: self.header_request_id.clone(),
+            trace_id: self.trace.as_ref().map(|t| t.0.as_str()),
+            span_id: self.trace.as_ref().map(|t| t.1.as_str()),
+            request_id: self.header_request_id.as_deref(),
             ..Ids::default()
         }
     }
+
+    /// The ids of a call of tool `tool_id` in `call`: the context's, and
+    /// the transport's (the context's request id first).
+    fn tool_call_ids<'a>(&'a self, tool_id: &'a str, call: &'a CallContext) -> Ids<&'a str> {
+        let header = self.header_ids();
+        Ids {
+            request_id: call.request_id.as_deref().or(header.request_id),
+            tenant_id: Some(call.tenant_id.as_str()),
+            project_id: call.project_id.as_deref(),
+            org_id: call.org_id.as_deref(),
+            run_id: Some(call.run_id.as_str()),
+            tool_id: Some(tool_id),
+            ..header
+        }
+    }
+}
+
+/// Whose `call` record it is, and where its ids come from: read when the
+/// record is written, from the call's context and the transport's facts,
+/// with nothing copied.
+pub(super) enum Called<'a> {
+    /// A tool call that has its context (the record's id is its tool's).
+    Tool(ToolContext, &'a CallMeta),
+    /// A check call: the check's id.
+    Check(String, &'a CallMeta),
+    /// A call of a tool this pack doesn't have, with the ids of its call.
+    UnknownTool(Box<(String, Ids)>),
 }
 
 /// Logs the call's `call` record when it ends — also when the caller goes
 /// away and the call's future is dropped, which makes it `cancelled`.
 pub(super) struct CallRecord<'a> {
     state: &'a Invoker,
-    target: &'static str,
-    id: String,
-    ids: Ids,
+    called: Called<'a>,
     started: Instant,
     outcome: Option<&'static str>,
     cancellation: Cancellation,
 }
 
 impl<'a> CallRecord<'a> {
-    /// The record of the call of `target` (`tool`, `check`) `id`, started
-    /// at `started`, with `ids`; if it is dropped unanswered, it marks the
-    /// call ended and cancels it (`disconnected`).
+    /// The record of the call `called`, started at `started`; if it is
+    /// dropped unanswered, it marks the call ended and cancels it
+    /// (`disconnected`).
     pub(super) fn new(
         state: &'a Invoker,
-        (target, id): (&'static str, String),
-        ids: Ids,
+        called: Called<'a>,
         started: Instant,
         cancellation: Cancellation,
     ) -> Self {
         Self {
             state,
-            target,
-            id,
-            ids,
+            called,
             started,
             outcome: None,
             cancellation,
@@ -178,12 +200,21 @@ impl Drop for CallRecord<'_> {
                 ErrorCode::Cancelled.as_str()
             }
         };
+        let (target, id, ids) = match &self.called {
+            Called::Tool(ctx, meta) => (
+                "tool",
+                ctx.tool_id(),
+                meta.tool_call_ids(ctx.tool_id(), ctx.call()),
+            ),
+            Called::Check(id, meta) => ("check", id.as_str(), meta.header_ids()),
+            Called::UnknownTool(called) => ("tool", called.0.as_str(), called.1.borrowed()),
+        };
         self.state.logger.log_call(CallFacts {
-            target: self.target,
-            id: &self.id,
+            target,
+            id,
             outcome,
             duration_ms: self.started.elapsed().as_millis() as u64,
-            ids: std::mem::take(&mut self.ids),
+            ids,
             pack_id: &self.state.index.pack_id,
             artifact_version: &self.state.index.artifact_version,
         });
@@ -210,9 +241,17 @@ pub(crate) fn run_tool(
     meta: CallMeta,
 ) -> impl Future<Output = Answer> + Send {
     async move {
-        if let Some(tool) = state.tools.get(&invoke.tool.id)
-            && matches!(tool.handler, Handler::Blocking(_))
-        {
+        let cancellation = Cancellation::new();
+        let Some(tool) = state.tools.get(&invoke.tool.id) else {
+            // The one tool call without a context: its ids are copied.
+            let ids = meta.tool_call_ids(&invoke.tool.id, &invoke.ctx).owned();
+            let called = Called::UnknownTool(Box::new((invoke.tool.id.clone(), ids)));
+            let mut record = CallRecord::new(state, called, meta.started, cancellation);
+            let response = not_in_pack(&invoke.tool.id);
+            record.finish(&response);
+            return Answer::Message(response);
+        };
+        if matches!(tool.handler, Handler::Blocking(_)) {
             match Arc::clone(&state.blocking).try_acquire_owned() {
                 Ok(slot) => {
                     *meta
@@ -223,32 +262,23 @@ pub(crate) fn run_tool(
                 Err(_) => return Answer::Overloaded,
             }
         }
-        let id = invoke.tool.id.clone();
-        let cancellation = Cancellation::new();
-        let ids = Ids {
-            request_id: invoke
-                .ctx
-                .request_id
-                .clone()
-                .or_else(|| meta.header_request_id.clone()),
-            tenant_id: Some(invoke.ctx.tenant_id.clone()),
-            project_id: invoke.ctx.project_id.clone(),
-            org_id: invoke.ctx.org_id.clone(),
-            run_id: Some(invoke.ctx.run_id.clone()),
-            tool_id: Some(id.clone()),
-            ..meta.header_ids()
-        };
-        let mut record =
-            CallRecord::new(state, ("tool", id), ids, meta.started, cancellation.clone());
-        let response = tool_response(state, invoke, &meta, cancellation).await;
+        let ToolCall {
+            tool: asked,
+            input,
+            ctx,
+        } = invoke;
+        let ctx = context_for(state, tool, ctx, &meta, cancellation.clone());
+        let called = Called::Tool(ctx.clone(), &meta);
+        let mut record = CallRecord::new(state, called, meta.started, cancellation.clone());
+        let response =
+            answer_tool(state, tool, asked.version, input, ctx, &meta, &cancellation).await;
         record.finish(&response);
         Answer::Message(response)
     }
 }
 
-/// A tool call's answer: its tool found, its input checked, its handler
-/// run under its deadline, its output checked. (Not an `async fn`: see
-/// [`run_tool`].)
+/// A tool call's answer, without its `call` record: what
+/// [`crate::testing`] calls. (Not an `async fn`: see [`run_tool`].)
 #[expect(
     clippy::manual_async_fn,
     reason = "an async fn would hold its call twice"
@@ -260,72 +290,101 @@ pub(crate) fn tool_response<'a>(
     cancellation: Cancellation,
 ) -> impl Future<Output = Response> + Send + 'a {
     async move {
-        let id = invoke.tool.id.as_str();
-        let Some(tool) = state.tools.get(id) else {
-            return tool_error(
-                ErrorCode::ToolNotInPack,
-                id,
-                format!("This pack has no tool \"{id}\""),
-            );
-        };
-        let have = tool.entry.version.as_deref().unwrap_or_default();
-        if let Some(asked) = &invoke.tool.version
-            && asked != have
-        {
-            return tool_error(
-                ErrorCode::ToolVersionMismatch,
-                id,
-                format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
-            );
-        }
-        let input = match invoke.input {
-            // Passed its schema's screen as it was read.
-            ToolInput::Text(text) => ToolInput::Text(text),
-            ToolInput::Tree(mut input) => {
-                let runtime = Arc::clone(tool);
-                let (input, checked) = off_worker(meta.large, move || {
-                    runtime.input.fill_defaults(&mut input);
-                    let checked = runtime.input.validate(&input);
-                    (input, checked)
-                })
-                .await;
-                if let Err(issues) = checked {
-                    return bad_input(id, issues);
-                }
-                ToolInput::Tree(input)
-            }
+        let Some(tool) = state.tools.get(&invoke.tool.id) else {
+            return not_in_pack(&invoke.tool.id);
         };
         let ctx = context_for(state, tool, invoke.ctx, meta, cancellation.clone());
-        let can_pause = ctx.can_pause();
-        let outcome = run_handler(state, tool, input, ctx, meta, &cancellation).await;
-        let outcome = match outcome {
-            Ok(outcome) => outcome,
-            Err(code) => {
-                let message = match code {
-                    ErrorCode::DeadlineExceeded => format!("{id} passed its deadline"),
-                    _ => format!("{id} was cancelled"),
-                };
-                return tool_error(code, id, message);
+        answer_tool(
+            state,
+            tool,
+            invoke.tool.version,
+            invoke.input,
+            ctx,
+            meta,
+            &cancellation,
+        )
+        .await
+    }
+}
+
+/// `tool-not-in-pack` for tool `id`.
+fn not_in_pack(id: &str) -> Response {
+    tool_error(
+        ErrorCode::ToolNotInPack,
+        id,
+        format!("This pack has no tool \"{id}\""),
+    )
+}
+
+/// The answer of `tool`, called for its version `asked` (if the caller
+/// named one) with `input` in `ctx`: the version and the input checked,
+/// the handler run under its deadline, its output checked.
+async fn answer_tool(
+    state: &Invoker,
+    tool: &Arc<ToolRuntime>,
+    asked: Option<String>,
+    input: ToolInput,
+    ctx: ToolContext,
+    meta: &CallMeta,
+    cancellation: &Cancellation,
+) -> Response {
+    let id = tool.entry.id.as_str();
+    let have = tool.entry.version.as_deref().unwrap_or_default();
+    if let Some(asked) = &asked
+        && asked != have
+    {
+        return tool_error(
+            ErrorCode::ToolVersionMismatch,
+            id,
+            format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
+        );
+    }
+    let input = match input {
+        // Passed its schema's screen as it was read.
+        ToolInput::Text(text) => ToolInput::Text(text),
+        ToolInput::Tree(mut input) => {
+            let runtime = Arc::clone(tool);
+            let (input, checked) = off_worker(meta.large, move || {
+                runtime.input.fill_defaults(&mut input);
+                let checked = runtime.input.validate(&input);
+                (input, checked)
+            })
+            .await;
+            if let Err(issues) = checked {
+                return bad_input(id, issues);
             }
-        };
-        match outcome {
-            Outcome::Reply(ReplyValue::Output(output)) => {
-                let runtime = Arc::clone(tool);
-                let (output, checked) = off_worker(meta.large, move || {
-                    let checked = runtime.output.validate(&output);
-                    (output, checked)
-                })
-                .await;
-                match checked {
-                    Ok(()) => Response::result(output),
-                    Err(issues) => bad_output(id, issues),
-                }
-            }
-            Outcome::Reply(ReplyValue::Pause(pause)) => pause_response(tool, can_pause, pause),
-            Outcome::BadInput(message) => bad_input(id, vec![plain_issue(message)]),
-            Outcome::BadOutput(message) => bad_output(id, vec![plain_issue(message)]),
-            Outcome::Failed(error) => failure_response(id, &error),
+            ToolInput::Tree(input)
         }
+    };
+    let can_pause = ctx.can_pause();
+    let outcome = run_handler(state, tool, input, ctx, meta, cancellation).await;
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(code) => {
+            let message = match code {
+                ErrorCode::DeadlineExceeded => format!("{id} passed its deadline"),
+                _ => format!("{id} was cancelled"),
+            };
+            return tool_error(code, id, message);
+        }
+    };
+    match outcome {
+        Outcome::Reply(ReplyValue::Output(output)) => {
+            let runtime = Arc::clone(tool);
+            let (output, checked) = off_worker(meta.large, move || {
+                let checked = runtime.output.validate(&output);
+                (output, checked)
+            })
+            .await;
+            match checked {
+                Ok(()) => Response::result(output),
+                Err(issues) => bad_output(id, issues),
+            }
+        }
+        Outcome::Reply(ReplyValue::Pause(pause)) => pause_response(tool, can_pause, pause),
+        Outcome::BadInput(message) => bad_input(id, vec![plain_issue(message)]),
+        Outcome::BadOutput(message) => bad_output(id, vec![plain_issue(message)]),
+        Outcome::Failed(error) => failure_response(id, &error),
     }
 }
 
