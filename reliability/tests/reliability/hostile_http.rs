@@ -137,6 +137,21 @@ async fn unfinished_heads_and_idle_connections_are_closed_after_the_header_timeo
         Duration::from_secs(2),
         Duration::from_secs(45),
     ));
+    // A kept-alive connection that sends nothing after its first call is
+    // closed a header timeout after its answer.
+    let addr = service.addr();
+    let kept_alive = tokio::spawn(async move {
+        let mut conn = Connection::open(addr).await.expect("connect");
+        tokio::time::sleep(Duration::from_secs(10)).await;
+        conn.send(&Request::get("/healthz").keep_alive().to_bytes())
+            .await
+            .expect("send");
+        let answer = conn.read_response().await.expect("answer");
+        assert_eq!(answer.status, 200, "{}", answer.text());
+        let answered = std::time::Instant::now();
+        let closed = conn.closed_within(Duration::from_secs(45)).await;
+        (closed, answered.elapsed())
+    });
     let count = proc::connections_budget(500);
     let idle = hostile::idle_connections(
         &service,
@@ -159,6 +174,11 @@ async fn unfinished_heads_and_idle_connections_are_closed_after_the_header_timeo
     assert!(
         idle.fds_after <= idle.fds_before + 2,
         "connections freed: {idle:#?}"
+    );
+    let (closed, after) = kept_alive.await.expect("kept-alive task");
+    assert!(
+        closed && after >= Duration::from_secs(29) && after < Duration::from_secs(40),
+        "a kept-alive connection closed {after:?} after its answer"
     );
     let slow = slow_head.await.expect("slow head task");
     println!("{slow:?}");

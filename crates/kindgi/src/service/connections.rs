@@ -9,16 +9,14 @@ use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
+use super::head_watch::{HEADER_TIMEOUT, HeadWatch, Watched};
 use super::http;
 use super::state::ServiceState;
-
-/// How long a client may take to send its request's headers.
-const HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 /// The most connections served at once. Past it, a new connection takes the
 /// slot of the oldest one that has not completed its first request head
 /// (silent, or trickling it: the slowest, as it has had the longest), or,
@@ -95,7 +93,7 @@ impl Connections {
         let silent = Arc::clone(&self.silent);
         let watcher = self.graceful.watcher();
         let (id, mut closed) = silent.enter();
-        let opened = tokio::time::Instant::now();
+        let watch = Arc::new(HeadWatch::new(tokio::time::Instant::now()));
         tokio::spawn(async move {
             // Until its first byte, the connection may be closed to make
             // room for a new one (or at exit), and is closed at the header
@@ -115,24 +113,35 @@ impl Connections {
                 silent.heard(id);
                 let listed = AtomicBool::new(true);
                 let head_done = Arc::clone(&silent);
+                let answers = Arc::clone(&watch);
                 let service = service_fn(move |request| {
                     if listed.swap(false, Ordering::Relaxed) {
                         head_done.leave(id);
                     }
-                    http::answer_guarded(Arc::clone(&state), request)
+                    answers.request_began();
+                    let answered = Arc::clone(&answers);
+                    let answer = http::answer_guarded(Arc::clone(&state), request);
+                    async move {
+                        let answer = answer.await;
+                        answered.answer_made();
+                        answer
+                    }
                 });
-                // The wait for the first byte counts: the head is due
-                // HEADER_TIMEOUT after the connection opened.
-                let connection = http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(HEADER_TIMEOUT.saturating_sub(opened.elapsed()))
-                    .serve_connection(TokioIo::new(stream), service);
+                // The wait for the first byte counts: the first head is due
+                // HEADER_TIMEOUT after the connection opened, each next one
+                // HEADER_TIMEOUT after the answer before.
+                let socket = Watched::new(stream, Arc::clone(&watch));
+                let connection =
+                    http1::Builder::new().serve_connection(TokioIo::new(socket), service);
                 let watched = watcher.watch(connection);
                 // Once its head is in, leaving the list drops the sender:
-                // an error, not a close, which the pattern skips.
+                // an error, not a close, which the pattern skips. A late
+                // head closes the connection: dropped, as hyper's own
+                // header timeout would.
                 tokio::select! {
                     _ = watched => {}
                     Ok(()) = &mut closed => {}
+                    () = watch.late() => {}
                 }
             }
             silent.leave(id);

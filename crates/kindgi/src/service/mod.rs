@@ -30,6 +30,7 @@ mod config;
 mod connections;
 mod drain;
 mod env_filter;
+mod head_watch;
 mod http;
 pub(crate) mod invoke;
 mod lanes;
