@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::error::PauseNotAvailable;
 use crate::files::{Files, FilesNotAvailable};
+use crate::log::{Ids, TransportIds, call_ids};
 use crate::{CancelReason, Cancellation};
 
 /// A tool call's context: the ids, env, secrets, connections and settings
@@ -29,6 +30,8 @@ struct ContextInner {
     files: Result<Files, FilesNotAvailable>,
     cancellation: Cancellation,
     deadline: Instant,
+    /// The ids the transport gave the call, for its log records.
+    transport: TransportIds,
 }
 
 impl ToolContext {
@@ -42,6 +45,7 @@ impl ToolContext {
         files: Result<Files, FilesNotAvailable>,
         cancellation: Cancellation,
         deadline: Instant,
+        transport: TransportIds,
     ) -> Self {
         call.wait_token = None;
         call.tool_files = None;
@@ -53,8 +57,14 @@ impl ToolContext {
                 files,
                 cancellation,
                 deadline,
+                transport,
             }),
         }
+    }
+
+    /// The call's ids, as its log records carry them.
+    pub(crate) fn log_ids(&self) -> Ids<&str> {
+        call_ids(&self.inner.tool_id, &self.inner.call, &self.inner.transport)
     }
 
     /// The id of the tool being called.

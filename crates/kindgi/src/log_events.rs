@@ -2,7 +2,7 @@
 //! (CONTRACT §2): the same formatter, the call's correlation ids, the
 //! pack's id and artifact version.
 //!
-//! The service runs each handler with its call's [`CallLog`] in scope (a
+//! The service runs each handler with its call's [`ToolContext`] in scope (a
 //! task-local for an async handler, a thread-local for a blocking one), so
 //! an event knows its call without a span per call. An event outside any
 //! call (at boot, on a task the handler spawned without the scope) carries
@@ -18,63 +18,23 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 
 use crate::ToolContext;
-use crate::log::{Ids, Level, Logger, Record};
-
-/// What a record from inside a call says about the call.
-#[derive(Debug, Clone)]
-pub(crate) struct CallLog {
-    ctx: ToolContext,
-    trace: Option<(String, String)>,
-    header_request_id: Option<String>,
-}
-
-impl CallLog {
-    /// The call of `ctx`, in the trace `trace`.
-    pub(crate) fn new(
-        ctx: ToolContext,
-        trace: Option<(String, String)>,
-        header_request_id: Option<String>,
-    ) -> Self {
-        Self {
-            ctx,
-            trace,
-            header_request_id,
-        }
-    }
-
-    fn ids(&self) -> Ids {
-        let call = self.ctx.call();
-        Ids {
-            trace_id: self.trace.as_ref().map(|t| t.0.clone()),
-            span_id: self.trace.as_ref().map(|t| t.1.clone()),
-            request_id: call
-                .request_id
-                .clone()
-                .or_else(|| self.header_request_id.clone()),
-            tenant_id: Some(call.tenant_id.clone()),
-            project_id: call.project_id.clone(),
-            org_id: call.org_id.clone(),
-            run_id: Some(call.run_id.clone()),
-            tool_id: Some(self.ctx.tool_id().to_owned()),
-        }
-    }
-}
+use crate::log::{Level, Logger, Record};
 
 tokio::task_local! {
-    static ASYNC_CALL: Arc<CallLog>;
+    static ASYNC_CALL: ToolContext;
 }
 
 thread_local! {
-    static BLOCKING_CALL: RefCell<Option<Arc<CallLog>>> = const { RefCell::new(None) };
+    static BLOCKING_CALL: RefCell<Option<ToolContext>> = const { RefCell::new(None) };
 }
 
 /// Runs `future` (an async handler) as part of `call`.
-pub(crate) fn in_call<F: Future>(call: Arc<CallLog>, future: F) -> impl Future<Output = F::Output> {
+pub(crate) fn in_call<F: Future>(call: ToolContext, future: F) -> impl Future<Output = F::Output> {
     ASYNC_CALL.scope(call, future)
 }
 
 /// Runs `work` (a blocking handler) as part of `call`, on this thread.
-pub(crate) fn in_blocking_call<R>(call: Arc<CallLog>, work: impl FnOnce() -> R) -> R {
+pub(crate) fn in_blocking_call<R>(call: ToolContext, work: impl FnOnce() -> R) -> R {
     BLOCKING_CALL.with(|current| *current.borrow_mut() = Some(call));
     // Cleared also when `work` panics: the thread goes back to the pool.
     struct Clear;
@@ -88,9 +48,9 @@ pub(crate) fn in_blocking_call<R>(call: Arc<CallLog>, work: impl FnOnce() -> R) 
 }
 
 /// The call the current code runs as part of, if any.
-fn current_call() -> Option<Arc<CallLog>> {
+fn current_call() -> Option<ToolContext> {
     ASYNC_CALL
-        .try_with(Arc::clone)
+        .try_with(ToolContext::clone)
         .ok()
         .or_else(|| BLOCKING_CALL.with(|current| current.borrow().clone()))
 }
@@ -148,7 +108,7 @@ impl<S: Subscriber> Layer<S> for PackEvents {
         event.record(&mut fields);
         let mut record = Record::new(level, fields.message.unwrap_or_default());
         if let Some(call) = current_call() {
-            record = record.ids(call.ids());
+            record = record.ids(call.log_ids().owned());
         }
         for (name, value) in fields.values {
             record = record.field_owned(name, value);

@@ -238,5 +238,23 @@ async fn a_tool_call_record_carries_every_id_of_its_call() {
                 && span != "b7ad6b7169203331",
             "{record}"
         );
+        // The handler's own `tracing` event carries the same ids.
+        let event = service
+            .wait_record_where(
+                |r| r["message"] == "stress.log record" && r["requestId"] == expected,
+                WAIT,
+            )
+            .unwrap_or_else(|| panic!("no event of the handler with requestId {expected}"));
+        for field in [
+            "traceId",
+            "spanId",
+            "tenantId",
+            "projectId",
+            "orgId",
+            "runId",
+            "toolId",
+        ] {
+            assert_eq!(event[field], record[field], "{field}: {event}");
+        }
     }
 }

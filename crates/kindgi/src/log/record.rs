@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use kindgi_protocol::CallContext;
 use serde_json::Value;
 
 /// A record's level.
@@ -100,6 +101,46 @@ impl<S: AsRef<str>> Ids<S> {
             run_id: f(&self.run_id),
             tool_id: f(&self.tool_id),
         }
+    }
+}
+
+/// The ids the transport gave a call, for its records: its trace and the
+/// service's span in it (`traceparent`), and its `kindgi-request-id`.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TransportIds {
+    pub(crate) trace: Option<(String, String)>,
+    pub(crate) request_id: Option<String>,
+}
+
+impl TransportIds {
+    /// These ids, as a record's.
+    pub(crate) fn ids(&self) -> Ids<&str> {
+        Ids {
+            trace_id: self.trace.as_ref().map(|t| t.0.as_str()),
+            span_id: self.trace.as_ref().map(|t| t.1.as_str()),
+            request_id: self.request_id.as_deref(),
+            ..Ids::default()
+        }
+    }
+}
+
+/// The ids of a call of tool `tool_id` in `call`, which the transport gave
+/// `transport`: the context's and the transport's (the context's request
+/// id first).
+pub(crate) fn call_ids<'a>(
+    tool_id: &'a str,
+    call: &'a CallContext,
+    transport: &'a TransportIds,
+) -> Ids<&'a str> {
+    let header = transport.ids();
+    Ids {
+        request_id: call.request_id.as_deref().or(header.request_id),
+        tenant_id: Some(call.tenant_id.as_str()),
+        project_id: call.project_id.as_deref(),
+        org_id: call.org_id.as_deref(),
+        run_id: Some(call.run_id.as_str()),
+        tool_id: Some(tool_id),
+        ..header
     }
 }
 

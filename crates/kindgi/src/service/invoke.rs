@@ -16,8 +16,8 @@ use crate::authoring::input::ToolInput;
 use crate::authoring::tool::{Handler, Outcome, ReplyValue};
 use crate::error::{cause_of_dyn, cause_of_panic};
 use crate::files::{Files, FilesNotAvailable};
-use crate::log::{CallFacts, Ids, Level, Record};
-use crate::log_events::{CallLog, in_blocking_call, in_call};
+use crate::log::{CallFacts, Ids, Level, Record, TransportIds, call_ids};
+use crate::log_events::{in_blocking_call, in_call};
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 
 /// A tool call as the service runs it: a tool invoke whose input may still
@@ -113,39 +113,21 @@ pub(crate) struct CallMeta {
 impl CallMeta {
     /// The ids the transport gave the call: its trace (`traceparent`) and
     /// its `kindgi-request-id`.
-    pub(super) fn header_ids(&self) -> Ids<&str> {
-        Ids {
-            trace_id: self.trace.as_ref().map(|t| t.0.as_str()),
-            span_id: self.trace.as_ref().map(|t| t.1.as_str()),
-            request_id: self.header_request_id.as_deref(),
-            ..Ids::default()
-        }
-    }
-
-    /// The ids of a call of tool `tool_id` in `call`: the context's, and
-    /// the transport's (the context's request id first).
-    fn tool_call_ids<'a>(&'a self, tool_id: &'a str, call: &'a CallContext) -> Ids<&'a str> {
-        let header = self.header_ids();
-        Ids {
-            request_id: call.request_id.as_deref().or(header.request_id),
-            tenant_id: Some(call.tenant_id.as_str()),
-            project_id: call.project_id.as_deref(),
-            org_id: call.org_id.as_deref(),
-            run_id: Some(call.run_id.as_str()),
-            tool_id: Some(tool_id),
-            ..header
+    pub(super) fn transport_ids(&self) -> TransportIds {
+        TransportIds {
+            trace: self.trace.clone(),
+            request_id: self.header_request_id.clone(),
         }
     }
 }
 
-/// Whose `call` record it is, and where its ids come from: read when the
-/// record is written, from the call's context and the transport's facts,
-/// with nothing copied.
-pub(super) enum Called<'a> {
-    /// A tool call that has its context (the record's id is its tool's).
-    Tool(ToolContext, &'a CallMeta),
-    /// A check call: the check's id.
-    Check(String, &'a CallMeta),
+/// Whose `call` record it is, and where its ids come from.
+pub(super) enum Called {
+    /// A tool call that has its context: the ids are read from it when the
+    /// record is written (the record's id is its tool's).
+    Tool(ToolContext),
+    /// A check call: the check's id, and the ids the transport gave it.
+    Check(String, TransportIds),
     /// A call of a tool this pack doesn't have, with the ids of its call.
     UnknownTool(Box<(String, Ids)>),
 }
@@ -154,7 +136,7 @@ pub(super) enum Called<'a> {
 /// away and the call's future is dropped, which makes it `cancelled`.
 pub(super) struct CallRecord<'a> {
     state: &'a Invoker,
-    called: Called<'a>,
+    called: Called,
     started: Instant,
     outcome: Option<&'static str>,
     cancellation: Cancellation,
@@ -166,7 +148,7 @@ impl<'a> CallRecord<'a> {
     /// (`disconnected`).
     pub(super) fn new(
         state: &'a Invoker,
-        called: Called<'a>,
+        called: Called,
         started: Instant,
         cancellation: Cancellation,
     ) -> Self {
@@ -201,12 +183,8 @@ impl Drop for CallRecord<'_> {
             }
         };
         let (target, id, ids) = match &self.called {
-            Called::Tool(ctx, meta) => (
-                "tool",
-                ctx.tool_id(),
-                meta.tool_call_ids(ctx.tool_id(), ctx.call()),
-            ),
-            Called::Check(id, meta) => ("check", id.as_str(), meta.header_ids()),
+            Called::Tool(ctx) => ("tool", ctx.tool_id(), ctx.log_ids()),
+            Called::Check(id, transport) => ("check", id.as_str(), transport.ids()),
             Called::UnknownTool(called) => ("tool", called.0.as_str(), called.1.borrowed()),
         };
         self.state.logger.log_call(CallFacts {
@@ -244,7 +222,8 @@ pub(crate) fn run_tool(
         let cancellation = Cancellation::new();
         let Some(tool) = state.tools.get(&invoke.tool.id) else {
             // The one tool call without a context: its ids are copied.
-            let ids = meta.tool_call_ids(&invoke.tool.id, &invoke.ctx).owned();
+            let transport = meta.transport_ids();
+            let ids = call_ids(&invoke.tool.id, &invoke.ctx, &transport).owned();
             let called = Called::UnknownTool(Box::new((invoke.tool.id.clone(), ids)));
             let mut record = CallRecord::new(state, called, meta.started, cancellation);
             let response = not_in_pack(&invoke.tool.id);
@@ -268,7 +247,7 @@ pub(crate) fn run_tool(
             ctx,
         } = invoke;
         let ctx = context_for(state, tool, ctx, &meta, cancellation.clone());
-        let called = Called::Tool(ctx.clone(), &meta);
+        let called = Called::Tool(ctx.clone());
         let mut record = CallRecord::new(state, called, meta.started, cancellation.clone());
         let response =
             answer_tool(state, tool, asked.version, input, ctx, &meta, &cancellation).await;
@@ -519,6 +498,7 @@ fn context_for(
         files,
         cancellation,
         meta.deadline,
+        meta.transport_ids(),
     )
 }
 
@@ -535,11 +515,7 @@ async fn run_handler(
     cancellation: &Cancellation,
 ) -> Result<Outcome, ErrorCode> {
     // The handler's `tracing` events carry the call's ids.
-    let call_log = Arc::new(CallLog::new(
-        ctx.clone(),
-        meta.trace.clone(),
-        meta.header_request_id.clone(),
-    ));
+    let call_log = ctx.clone();
     // The handler's outcome (a panic is a thrown error), or the code of a
     // call that ended without one; `Err` when the deadline passed first.
     let work = async {
