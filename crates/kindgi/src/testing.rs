@@ -43,6 +43,7 @@ use serde_json::{Map, Value};
 use crate::Pack;
 use crate::index::{PackConfig, Pins, build_index};
 use crate::log::Logger;
+use crate::log::TransportIds;
 use crate::service::check::check_response;
 use crate::service::invoke::{CallMeta, tool_response};
 use crate::service::state::Invoker;
@@ -300,8 +301,7 @@ impl TestPack {
             large: false,
             started,
             deadline: started + context.timeout,
-            trace: None,
-            header_request_id: None,
+            transport: TransportIds::default(),
             blocking_slot: Default::default(),
         };
         let invoke = ToolInvoke {

@@ -22,6 +22,7 @@ use super::pack_http::{self, header_text};
 use super::read::{Read, read};
 use super::state::ServiceState;
 use super::traceparent::trace_ids;
+use crate::log::TransportIds;
 
 /// An HTTP answer.
 pub(crate) type HttpResponse = hyper::Response<Full<Bytes>>;
@@ -183,13 +184,14 @@ async fn invoke(
             Ok(message) => message,
             Err(e) => return answer(&state, started, Answer::Message(e.into())),
         };
-    let trace = header_text(headers.traceparent).and_then(trace_ids);
     let meta = CallMeta {
         large: admitted.large,
         started,
         deadline: deadline_after(headers::parse_timeout_ms(header_text(headers.timeout_ms))),
-        trace,
-        header_request_id: header_text(headers.request_id).map(str::to_owned),
+        transport: TransportIds {
+            trace: header_text(headers.traceparent).and_then(trace_ids),
+            request_id: header_text(headers.request_id).map(str::to_owned),
+        },
         blocking_slot: Default::default(),
     };
     let invoker = &state.invoker;

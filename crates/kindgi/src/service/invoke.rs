@@ -104,21 +104,11 @@ pub(crate) struct CallMeta {
     pub(crate) large: bool,
     pub(crate) started: Instant,
     pub(crate) deadline: Instant,
-    pub(crate) trace: Option<(String, String)>,
-    pub(crate) header_request_id: Option<String>,
+    /// The ids the transport gave the call: its trace (`traceparent`)
+    /// and its `kindgi-request-id`.
+    pub(crate) transport: TransportIds,
     /// A blocking handler's slot, when the call took one.
     pub(crate) blocking_slot: BlockingSlot,
-}
-
-impl CallMeta {
-    /// The ids the transport gave the call: its trace (`traceparent`) and
-    /// its `kindgi-request-id`.
-    pub(super) fn transport_ids(&self) -> TransportIds {
-        TransportIds {
-            trace: self.trace.clone(),
-            request_id: self.header_request_id.clone(),
-        }
-    }
 }
 
 /// Whose `call` record it is, and where its ids come from.
@@ -222,8 +212,7 @@ pub(crate) fn run_tool(
         let cancellation = Cancellation::new();
         let Some(tool) = state.tools.get(&invoke.tool.id) else {
             // The one tool call without a context: its ids are copied.
-            let transport = meta.transport_ids();
-            let ids = call_ids(&invoke.tool.id, &invoke.ctx, &transport).owned();
+            let ids = call_ids(&invoke.tool.id, &invoke.ctx, &meta.transport).owned();
             let called = Called::UnknownTool(Box::new((invoke.tool.id.clone(), ids)));
             let mut record = CallRecord::new(state, called, meta.started, cancellation);
             let response = not_in_pack(&invoke.tool.id);
@@ -498,7 +487,7 @@ fn context_for(
         files,
         cancellation,
         meta.deadline,
-        meta.transport_ids(),
+        meta.transport.clone(),
     )
 }
 
