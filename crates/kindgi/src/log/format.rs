@@ -11,24 +11,30 @@ use time::macros::format_description;
 use super::record::{CallFacts, Ids, Level, Record};
 
 impl Record {
-    /// The record as a JSON line.
+    /// The record as a JSON line, on its own.
+    #[cfg(test)]
     pub(super) fn json_line(&self, time: &str) -> Vec<u8> {
-        // Written straight into one buffer: no `Value` or `String` per
-        // key and value.
         let mut out = Vec::with_capacity(320);
-        line_head(&mut out, time, self.level);
-        key(&mut out, "message");
-        json_str(&mut out, &self.message);
+        self.write_json_line(&mut out, time);
+        out
+    }
+
+    /// Appends the record as a JSON line to `out` (the writer's queue),
+    /// written straight into it: no `Value` or `String` per key and value.
+    pub(super) fn write_json_line(&self, out: &mut Vec<u8>, time: &str) {
+        line_head(out, time, self.level);
+        key(out, "message");
+        json_str(out, &self.message);
         if let Some(ids) = &self.ids {
-            ids_fields(&mut out, ids);
+            ids_fields(out, ids);
         }
         for (name, value) in &self.fields {
             out.push(b',');
-            json_str(&mut out, name);
+            json_str(out, name);
             out.push(b':');
-            json_value(&mut out, value);
+            json_value(out, value);
         }
-        line_end(out)
+        line_end(out);
     }
 
     /// The readable line: every control character of the message, the ids
@@ -236,9 +242,8 @@ fn ids_fields<S: AsRef<str>>(out: &mut Vec<u8>, ids: &Ids<S>) {
 
 /// Closes a line. (Everything in it is UTF-8: `&str`s and serde_json's
 /// output.)
-fn line_end(mut out: Vec<u8>) -> Vec<u8> {
+fn line_end(out: &mut Vec<u8>) {
     out.extend_from_slice(b"}\n");
-    out
 }
 
 impl CallFacts<'_> {
@@ -281,7 +286,7 @@ impl CallFacts<'_> {
         json_str(out, self.pack_id);
         out.extend_from_slice(br#","artifactVersion":"#);
         json_str(out, self.artifact_version);
-        out.extend_from_slice(b"}\n");
+        line_end(out);
     }
 }
 

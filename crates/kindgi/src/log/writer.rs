@@ -200,13 +200,13 @@ impl Logger {
                     // Caught up: say what was dropped meanwhile, once.
                     if dropped > 0 && dropped_enabled {
                         let record = dropped_record(dropped);
-                        batch.extend(with_now(|time| {
+                        with_now(|time| {
                             if json {
-                                record.json_line(time)
+                                record.write_json_line(&mut batch, time);
                             } else {
-                                record.pretty_line(time).into_bytes()
+                                batch.extend_from_slice(record.pretty_line(time).as_bytes());
                             }
-                        }));
+                        });
                     }
                     let mut stderr = last_lock.unwrap_or_else(|| std::io::stderr().lock());
                     let _ = stderr.write_all(&batch);
@@ -262,14 +262,12 @@ impl Logger {
         if !self.enabled(record.level) {
             return;
         }
-        let line = with_now(|time| {
-            if self.json {
-                record.json_line(time)
-            } else {
-                record.pretty_line(time).into_bytes()
-            }
-        });
-        self.write(|out| out.extend_from_slice(&line));
+        if self.json {
+            self.write(|out| with_now(|time| record.write_json_line(out, time)));
+        } else {
+            let line = with_now(|time| record.pretty_line(time));
+            self.write(|out| out.extend_from_slice(line.as_bytes()));
+        }
     }
 
     /// Logs a call's `call` record: as JSON, written straight into the
