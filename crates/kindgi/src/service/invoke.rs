@@ -312,16 +312,18 @@ async fn answer_tool(
         ToolInput::Text(text) => ToolInput::Text(text),
         ToolInput::Tree(mut input) => {
             let runtime = Arc::clone(tool);
-            let (input, checked) = off_worker(meta.large, move || {
+            // An input refused is freed in the closure, on the thread that
+            // read it: freeing a large tree from another thread costs the
+            // allocator more than building it did.
+            let checked = off_worker(meta.large, move || {
                 runtime.input.fill_defaults(&mut input);
-                let checked = runtime.input.validate(&input);
-                (input, checked)
+                runtime.input.validate(&input).map(|()| input)
             })
             .await;
-            if let Err(issues) = checked {
-                return bad_input(id, issues);
+            match checked {
+                Ok(input) => ToolInput::Tree(input),
+                Err(issues) => return bad_input(id, issues),
             }
-            ToolInput::Tree(input)
         }
     };
     let can_pause = ctx.can_pause();
