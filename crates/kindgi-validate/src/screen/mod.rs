@@ -325,6 +325,59 @@ mod tests {
     }
 
     #[test]
+    fn keys_are_told_apart_past_their_first_eight_bytes() {
+        // Names of up to eight bytes are matched by their head word alone;
+        // longer ones by the rest too. Every one is typed apart, and two
+        // are required.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "a": {"type": "integer"},
+                "ab": {"type": "string"},
+                "quantity": {"type": "integer"},
+                "quantityMax": {"type": "string"},
+                "quantityMin": {"type": "boolean"},
+                "ü": {"type": "null"}
+            },
+            "required": ["quantity", "quantityMin"],
+            "additionalProperties": false
+        });
+        for (text, passes) in [
+            (r#"{"quantity": 1, "quantityMin": true}"#, true),
+            (
+                r#"{"a": 1, "ab": "x", "quantity": 1, "quantityMax": "y", "quantityMin": false, "ü": null}"#,
+                true,
+            ),
+            (r#"{"quantity": 1, "quantityMin": 1}"#, false),
+            (
+                r#"{"quantity": 1, "quantityMin": true, "quantityMax": true}"#,
+                false,
+            ),
+            (r#"{"quantity": 1, "quantityMin": true, "ab": 1}"#, false),
+            (r#"{"quantity": 1, "quantityMin": true, "a": "x"}"#, false),
+            (r#"{"quantity": 1, "quantityMin": true, "ü": 1}"#, false),
+            // Not declared: a prefix, a longer name, the same head.
+            (
+                r#"{"quantity": 1, "quantityMin": true, "quantit": 1}"#,
+                false,
+            ),
+            (
+                r#"{"quantity": 1, "quantityMin": true, "quantityMinimum": 1}"#,
+                false,
+            ),
+            (
+                r#"{"quantity": 1, "quantityMin": true, "quantityMix": true}"#,
+                false,
+            ),
+            // A required one missing, the other there.
+            (r#"{"quantity": 1, "quantityMax": "y"}"#, false),
+            (r#"{"quantityMin": true}"#, false),
+        ] {
+            assert_eq!(screen(&schema, text), passes, "{text}");
+        }
+    }
+
+    #[test]
     fn texts_a_tree_would_read_otherwise_do_not() {
         let schema = order();
         // A repeated key: the tree keeps the last one.

@@ -106,9 +106,13 @@ pub(crate) struct Rules {
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
     pub(crate) properties: Vec<Property>,
-    /// Each property's name's length and first byte, in the order of
-    /// `properties`: a key is compared in full only with those it matches.
-    pub(crate) keys: Vec<(usize, u8)>,
+    /// Each property's name's length and [`head`] word, in the order of
+    /// `properties`: a key is compared in full only with those it matches,
+    /// and a name of up to eight bytes is matched by them alone.
+    pub(crate) keys: Vec<(usize, u64)>,
+    /// One bit a property, in the order of `properties`: set for those an
+    /// object must hold (required, or filled with a default when missing).
+    pub(crate) must_hold: u128,
     /// `additionalProperties`; `None` allows any.
     pub(crate) additional: Option<NodeId>,
     pub(crate) min_properties: Option<u64>,
@@ -135,10 +139,26 @@ impl Rules {
             max_items: None,
             properties: Vec::new(),
             keys: Vec::new(),
+            must_hold: 0,
             additional: None,
             min_properties: None,
             max_properties: None,
         }
+    }
+}
+
+/// The first eight bytes of `name` as one word, zeros past its end.
+#[inline]
+pub(crate) fn head(name: &str) -> u64 {
+    let bytes = name.as_bytes();
+    match bytes.first_chunk::<8>() {
+        Some(word) => u64::from_le_bytes(*word),
+        // Little-endian: the first byte lowest. No `memcpy` call for a
+        // few bytes.
+        None => bytes
+            .iter()
+            .rev()
+            .fold(0, |word, &byte| word << 8 | u64::from(byte)),
     }
 }
 
@@ -303,8 +323,14 @@ impl<'s> Builder<'s> {
         rules.keys = rules
             .properties
             .iter()
-            .map(|p| (p.name.len(), p.name.bytes().next().unwrap_or(0)))
+            .map(|p| (p.name.len(), head(&p.name)))
             .collect();
+        rules.must_hold = rules
+            .properties
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.required || p.defaulted)
+            .fold(0, |mask, (index, _)| mask | 1u128 << index);
         // A required name the schema doesn't declare: left to the full path.
         if required
             .iter()

@@ -10,7 +10,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::Value;
 
 use super::number::Num;
-use super::plan::{MAX_PROPERTIES, Node, NodeId, Plan, Rules, kind};
+use super::plan::{MAX_PROPERTIES, Node, NodeId, Plan, Rules, head, kind};
 
 /// The most schemas one value may be checked against at once (through
 /// `$ref`s and branches); past it, the screen gives up.
@@ -65,14 +65,24 @@ impl Schemas {
 }
 
 /// The rules that apply to a value of a known kind.
-struct Applying<'p> {
-    rules: [Option<&'p Rules>; MAX_SCHEMAS],
-    len: usize,
+enum Applying<'p> {
+    /// One schema's, as for most values: made without filling the room
+    /// for [`MAX_SCHEMAS`].
+    One([Option<&'p Rules>; 1]),
+    /// Any number's, the first `len`.
+    Many {
+        rules: [Option<&'p Rules>; MAX_SCHEMAS],
+        len: usize,
+    },
 }
 
 impl<'p> Applying<'p> {
     fn iter(&self) -> impl Iterator<Item = &'p Rules> + '_ {
-        self.rules[..self.len].iter().flatten().copied()
+        let rules = match self {
+            Applying::One(one) => one.as_slice(),
+            Applying::Many { rules, len } => &rules[..*len],
+        };
+        rules.iter().flatten().copied()
     }
 }
 
@@ -95,10 +105,6 @@ impl<'p> Walk<'p> {
     /// The rules of every schema that applies to a value of `kind`, through
     /// `$ref`s and branches; `Stop` when one of them refuses the kind.
     fn applying(&self, kind: u8) -> Result<Applying<'p>, Stop> {
-        let mut applying = Applying {
-            rules: [None; MAX_SCHEMAS],
-            len: 0,
-        };
         // Most values have one schema, with nothing to follow.
         if self.schemas.len == 1
             && let Node::Rules(rules) = self.plan.node(self.schemas.ids[0])
@@ -108,10 +114,10 @@ impl<'p> Walk<'p> {
             if !takes(rules, kind) {
                 return Err(Stop);
             }
-            applying.rules[0] = Some(rules);
-            applying.len = 1;
-            return Ok(applying);
+            return Ok(Applying::One([Some(rules)]));
         }
+        let mut rules_found = [None; MAX_SCHEMAS];
+        let mut found = 0;
         let mut pending = self.schemas;
         let mut steps = 0;
         while pending.len > 0 {
@@ -128,9 +134,9 @@ impl<'p> Walk<'p> {
                     if !takes(rules, kind) {
                         return Err(Stop);
                     }
-                    let slot = applying.rules.get_mut(applying.len).ok_or(Stop)?;
-                    *slot = Some(rules);
-                    applying.len += 1;
+                    let slot = rules_found.get_mut(found).ok_or(Stop)?;
+                    *slot = Some(&**rules);
+                    found += 1;
                     for &target in &rules.refs {
                         pending.push(target)?;
                     }
@@ -141,7 +147,10 @@ impl<'p> Walk<'p> {
                 }
             }
         }
-        Ok(applying)
+        Ok(Applying::Many {
+            rules: rules_found,
+            len: found,
+        })
     }
 
     fn scalar(
@@ -421,11 +430,8 @@ impl<'p, 'de> MapCheck<'p, 'de> {
             return Err(Stop);
         }
         for (rules, seen) in self.applying.iter().zip(self.seen.iter()) {
-            for (index, property) in rules.properties.iter().enumerate() {
-                let present = seen & (1u128 << index) != 0;
-                if !present && (property.required || property.defaulted) {
-                    return Err(Stop);
-                }
+            if seen & rules.must_hold != rules.must_hold {
+                return Err(Stop);
             }
             if rules.min_properties.is_some_and(|min| self.count < min)
                 || rules.max_properties.is_some_and(|max| self.count > max)
@@ -447,13 +453,18 @@ fn takes(rules: &Rules, kind: u8) -> bool {
 }
 
 /// The index of `key` among the properties `rules` declares.
+#[inline]
 fn declared(rules: &Rules, key: &str) -> Option<usize> {
-    let first = key.bytes().next().unwrap_or(0);
+    let word = head(key);
     rules
         .keys
         .iter()
         .zip(&rules.properties)
-        .position(|(&(len, byte), p)| len == key.len() && byte == first && p.name == key)
+        .position(|(&(len, head), p)| {
+            len == key.len()
+                && head == word
+                && (len <= 8 || p.name.as_bytes()[8..] == key.as_bytes()[8..])
+        })
 }
 
 /// Whether `s`'s length in characters is surely within `min..=max` from
