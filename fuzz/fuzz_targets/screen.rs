@@ -54,6 +54,18 @@ fn schemas() -> &'static [Validator] {
             json!({"type": "array", "items": {"type": "number", "maximum": 9007199254740993_u64, "minimum": -1.5}, "minItems": 1}),
             json!({"oneOf": [{"type": "string", "format": "email"}, {"type": "integer", "multipleOf": 3}, {"type": "array"}]}),
             json!({"type": "object", "properties": {"a": {"default": {"b": 1}, "type": "object", "properties": {"b": {"default": 2}}}}}),
+            // Names of more than eight bytes that share their first eight.
+            json!({
+                "type": "object",
+                "properties": {
+                    "quantity": {"type": "integer"},
+                    "quantityMax": {"type": "string"},
+                    "quantityMin": {"type": "boolean"},
+                    "q": {"type": "null"}
+                },
+                "required": ["quantity", "quantityMin"],
+                "additionalProperties": false
+            }),
             json!({}),
             json!(true),
             json!(false),

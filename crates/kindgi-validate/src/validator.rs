@@ -155,6 +155,47 @@ impl Validator {
         )
     }
 
+    /// Validates `instance` as [`validate`](Validator::validate) does, with
+    /// the same answer, for an instance that is most likely invalid — one
+    /// whose text [`accepts_text`](Validator::accepts_text) or
+    /// [`deserialize_passing`](Validator::deserialize_passing) refused. It
+    /// doesn't first check that the instance is valid at all: one walk of
+    /// an invalid instance fewer, one more of a valid one.
+    ///
+    /// # Errors
+    ///
+    /// As [`validate`](Validator::validate)'s.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use kindgi_validate::Validator;
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "properties": {"count": {"type": "integer", "maximum": 9}}
+    /// }))?;
+    /// let text = br#"{"count": 10}"#;
+    /// assert!(!validator.accepts_text(text));
+    /// let instance = serde_json::from_slice(text)?;
+    /// assert_eq!(
+    ///     validator.validate_likely_invalid(&instance),
+    ///     validator.validate(&instance)
+    /// );
+    /// assert!(validator.validate_likely_invalid(&json!({"count": 3})).is_ok());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn validate_likely_invalid(&self, instance: &Value) -> Result<(), Vec<Issue>> {
+        if holds_more_values_than(instance, MAX_VALUES_FOR_EVERY_ISSUE) {
+            // Answers `Ok` for a valid instance: see `first_issues_of_invalid`.
+            return self.first_issues_of_invalid(instance);
+        }
+        self.issues(
+            instance,
+            self.compiled.iter_errors(instance).take(MAX_ISSUES),
+        )
+    }
+
     /// Validates `instance`, returning the issues of the first error found
     /// only: no other error is built, so the memory it takes does not grow
     /// with the number of wrong values. Where the first error is an `anyOf`
@@ -198,8 +239,10 @@ impl Validator {
         self.first_issues_of_invalid(instance)
     }
 
-    /// [`first_issues`](Validator::first_issues) of an instance known to be
-    /// invalid.
+    /// [`first_issues`](Validator::first_issues) of an instance expected to
+    /// be invalid; `Ok` for a valid one all the same: the rewritten schema
+    /// accepts what the schema as written accepts, and the written one has
+    /// the last word.
     fn first_issues_of_invalid(&self, instance: &Value) -> Result<(), Vec<Issue>> {
         let first_error = self
             .first_error
@@ -407,10 +450,49 @@ mod tests {
         json!({"x": vec![item; MAX_VALUES_FOR_EVERY_ISSUE]})
     }
 
+    /// `instance`'s issues; `validate_likely_invalid` finds the same.
     fn issues_of(schema: Value, instance: &Value) -> Value {
         let validator = Validator::new(&schema).expect("schema");
         let issues = validator.validate(instance).expect_err("invalid");
+        assert_eq!(
+            validator.validate_likely_invalid(instance),
+            Err(issues.clone())
+        );
         serde_json::to_value(&issues).expect("issues")
+    }
+
+    #[test]
+    fn a_likely_invalid_instance_gets_the_answer_of_validate() {
+        let schemas = [
+            json!({"properties": {"x": {"type": "array", "items": {"type": "integer"}}}}),
+            json!({"properties": {"x": {"anyOf": [
+                {"type": "array", "items": {"type": "integer"}},
+                {"type": "null"}
+            ]}}}),
+            json!({"properties": {"x": {"oneOf": [
+                {"type": "array", "items": {"type": "integer"}},
+                {"type": "array", "items": {"type": "string"}}
+            ]}}}),
+        ];
+        for schema in &schemas {
+            let validator = Validator::new(schema).expect("schema");
+            for instance in [
+                json!({"x": [1, 2]}),
+                json!({"x": [1, "a", "b"]}),
+                json!({"x": null}),
+                json!({"x": "a"}),
+                large(json!(1)),
+                large(json!("a")),
+                large(json!(null)),
+            ] {
+                assert_eq!(
+                    validator.validate_likely_invalid(&instance),
+                    validator.validate(&instance),
+                    "{schema}"
+                );
+            }
+            assert!(validator.validate_likely_invalid(&large(json!(1))).is_ok());
+        }
     }
 
     #[test]

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use super::input::ToolInput;
-use super::tool::{AsyncFn, BlockingFn, Handler, Outcome, ToolOutput, finish};
+use super::input::{ToolInput, read_passing};
+use super::tool::{AsyncFn, BlockingFn, Handler, Outcome, Run, ToolOutput, finish};
 use crate::{ToolContext, ToolError};
 
 /// An async function a [`Tool`](crate::Tool) runs: `async fn(Input) ->
@@ -117,7 +117,10 @@ where
     type Output = O;
 
     fn into_async_fn(self) -> ErasedHandler {
-        ErasedHandler(Handler::Async(erase_async(self)))
+        ErasedHandler(Handler::new(
+            Run::Async(erase_async(self)),
+            read_passing::<I>,
+        ))
     }
 }
 
@@ -133,7 +136,10 @@ where
     type Output = O;
 
     fn into_async_fn(self) -> ErasedHandler {
-        ErasedHandler(Handler::Async(erase_async(move |input, _ctx| self(input))))
+        ErasedHandler(Handler::new(
+            Run::Async(erase_async(move |input, _ctx| self(input))),
+            read_passing::<I>,
+        ))
     }
 }
 
@@ -148,7 +154,10 @@ where
     type Output = O;
 
     fn into_blocking_fn(self) -> ErasedHandler {
-        ErasedHandler(Handler::Blocking(erase_blocking(self)))
+        ErasedHandler(Handler::new(
+            Run::Blocking(erase_blocking(self)),
+            read_passing::<I>,
+        ))
     }
 }
 
@@ -163,8 +172,9 @@ where
     type Output = O;
 
     fn into_blocking_fn(self) -> ErasedHandler {
-        ErasedHandler(Handler::Blocking(erase_blocking(move |input, _ctx| {
-            self(input)
-        })))
+        ErasedHandler(Handler::new(
+            Run::Blocking(erase_blocking(move |input, _ctx| self(input))),
+            read_passing::<I>,
+        ))
     }
 }

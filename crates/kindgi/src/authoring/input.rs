@@ -1,35 +1,56 @@
 //! A tool's input as the service hands it to its handler: a tree it has
-//! validated, or the JSON text its schema's screen passed, which the
-//! handler reads into its type directly.
+//! validated, or the handler's own type read straight from the JSON text
+//! and checked as it was read (no tree of the input is ever built).
 
-use bytes::Bytes;
-use serde::de::DeserializeOwned;
+use std::any::Any;
+
+use kindgi_validate::Validator;
+use serde::de::{DeserializeOwned, Error as _};
 use serde_json::Value;
 
 use super::numbers::read_typed;
-use super::text_numbers::from_text;
+use super::text_numbers::from_text_passing;
 
 /// A tool call's input, validated.
 #[derive(Debug)]
 pub(crate) enum ToolInput {
     /// Parsed, its defaults filled, then validated.
     Tree(Value),
-    /// JSON text that [`kindgi_validate::Validator::accepts_text`] passed:
-    /// valid, nothing to fill, and read into any type as its tree would be.
-    Text(Bytes),
+    /// Parsed after its text didn't pass the handler's [`TextReader`]:
+    /// most likely invalid (see
+    /// [`Validator::validate_likely_invalid`]). Validated, it is a `Tree`.
+    RefusedText(Value),
+    /// Already the handler's input type, read by its [`TextReader`] from
+    /// JSON text that passed the schema's screen as it was read: valid,
+    /// nothing to fill, and the value its tree would have given.
+    Read(Box<dyn Any + Send>),
+}
+
+/// Reads a handler's input type from JSON text in one pass, every value
+/// checked against the tool's input schema as it is read (see
+/// [`read_passing`]). `None` says only "take the full path": parse the
+/// tree, fill it, validate it.
+pub(crate) type TextReader = fn(&str, &Validator) -> Option<Box<dyn Any + Send>>;
+
+/// The [`TextReader`] of input type `T`.
+pub(crate) fn read_passing<T: DeserializeOwned + Send + 'static>(
+    text: &str,
+    validator: &Validator,
+) -> Option<Box<dyn Any + Send>> {
+    let value: Box<dyn Any + Send> = Box::new(from_text_passing::<T>(text, validator)?);
+    Some(value)
 }
 
 impl ToolInput {
     /// Reads the input into `T` as a JavaScript pack would see it (see
-    /// [`read_typed`]). From text, straight into `T` (see [`from_text`]);
-    /// should that fail, the text is read as a tree first, so the error
-    /// (or the value) is the one a tree gives.
-    pub(crate) fn read<T: DeserializeOwned>(self) -> serde_json::Result<T> {
+    /// [`read_typed`]); an input its [`TextReader`] read is `T` already.
+    pub(crate) fn read<T: DeserializeOwned + 'static>(self) -> serde_json::Result<T> {
         match self {
-            ToolInput::Tree(value) => read_typed(value),
-            ToolInput::Text(text) => {
-                from_text(&text).or_else(|_| read_typed(serde_json::from_slice(&text)?))
-            }
+            ToolInput::Tree(value) | ToolInput::RefusedText(value) => read_typed(value),
+            ToolInput::Read(value) => value
+                .downcast::<T>()
+                .map(|value| *value)
+                .map_err(|_| serde_json::Error::custom("the input was read into another type")),
         }
     }
 }
@@ -47,41 +68,89 @@ mod tests {
         note: Option<String>,
     }
 
+    fn validator(schema: Value) -> Validator {
+        Validator::new(&schema).expect("a schema")
+    }
+
+    /// `Order`'s schema, with no other property allowed.
+    fn order_schema() -> Validator {
+        validator(json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "minimum": 0},
+                "note": {"type": "string"}
+            },
+            "required": ["count"],
+            "additionalProperties": false
+        }))
+    }
+
     #[test]
     fn text_and_tree_read_alike() {
-        let text = ToolInput::Text(Bytes::from_static(br#"{"count": 3, "note": "hi"}"#));
-        let tree = ToolInput::Tree(json!({"count": 3, "note": "hi"}));
+        let text = r#"{"count": 3, "note": "hi"}"#;
+        let read = read_passing::<Order>(text, &order_schema()).expect("passes");
         let expected = Order {
             count: 3,
             note: Some("hi".into()),
         };
-        assert_eq!(text.read::<Order>().expect("read"), expected);
+        assert_eq!(
+            ToolInput::Read(read).read::<Order>().expect("read"),
+            expected
+        );
+        let tree = ToolInput::Tree(serde_json::from_str(text).expect("JSON"));
         assert_eq!(tree.read::<Order>().expect("read"), expected);
     }
 
     #[test]
-    fn a_text_that_fails_its_type_fails_with_the_tree_s_error() {
-        let text = ToolInput::Text(Bytes::from_static(br#"{"count": "three"}"#));
+    fn a_text_its_schema_refuses_is_not_read() {
+        for text in [
+            r#"{"count": -1}"#,
+            r#"{"note": "hi"}"#,
+            // `Order` would skip it; the schema refuses it.
+            r#"{"count": 3, "extra": 1}"#,
+            r#"{"count": 3} 4"#,
+            r#"{"count": 3"#,
+        ] {
+            assert!(
+                read_passing::<Order>(text, &order_schema()).is_none(),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_text_that_fails_its_type_is_left_to_the_tree() {
+        // Valid for its schema, not for `Order`: the full path's tree gives
+        // the error.
+        let any = validator(json!({}));
+        assert!(read_passing::<Order>(r#"{"count": "three"}"#, &any).is_none());
         let tree = ToolInput::Tree(json!({"count": "three"}));
-        let from_text = text.read::<Order>().expect_err("a string count");
-        let from_tree = tree.read::<Order>().expect_err("a string count");
-        assert_eq!(from_text.to_string(), from_tree.to_string());
         assert_eq!(
-            from_text.to_string(),
+            tree.read::<Order>()
+                .expect_err("a string count")
+                .to_string(),
             "invalid type: string \"three\", expected u32"
         );
     }
 
     #[test]
     fn a_text_with_an_integral_float_reads_as_its_tree() {
-        // Not one the screen passes, but read all the same.
-        let text = ToolInput::Text(Bytes::from_static(br#"{"count": 3.0}"#));
+        let read = read_passing::<Order>(r#"{"count": 3.0}"#, &order_schema()).expect("passes");
         assert_eq!(
-            text.read::<Order>().expect("3.0 is 3"),
+            ToolInput::Read(read).read::<Order>().expect("3.0 is 3"),
             Order {
                 count: 3,
                 note: None
             }
+        );
+    }
+
+    #[test]
+    fn an_input_read_into_another_type_is_an_error() {
+        let read = ToolInput::Read(Box::new(3_u8));
+        assert_eq!(
+            read.read::<Order>().expect_err("not an Order").to_string(),
+            "the input was read into another type"
         );
     }
 }

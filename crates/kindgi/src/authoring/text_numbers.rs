@@ -9,7 +9,9 @@
 //! caller then reads the tree.
 
 use std::fmt;
+use std::marker::PhantomData;
 
+use kindgi_validate::Validator;
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
@@ -19,7 +21,24 @@ use super::numbers::exact_integer;
 /// The name serde_json gives the newtype its `RawValue` reads through.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
+/// Reads `text` into `T` as [`from_text`] does, every value checked
+/// against `validator` as it is read, in one pass
+/// ([`Validator::deserialize_passing`]): `None` unless the text passes the
+/// validator's screen and `T` reads it.
+pub(crate) fn from_text_passing<T: de::DeserializeOwned>(
+    text: &str,
+    validator: &Validator,
+) -> Option<T> {
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let value = validator
+        .deserialize_passing(Integral(PhantomData::<T>), &mut reader)
+        .ok()?;
+    reader.end().ok()?;
+    Some(value)
+}
+
 /// Reads `text` into `T`, integral floats as integers.
+#[cfg(test)]
 pub(crate) fn from_text<T: de::DeserializeOwned>(text: &[u8]) -> serde_json::Result<T> {
     // Checked once here rather than string by string.
     let text = std::str::from_utf8(text).map_err(de::Error::custom)?;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::handler::{AsyncHandler, BlockingHandler};
-use super::input::ToolInput;
+use super::input::{TextReader, ToolInput};
 use crate::{
     EffectKind, Sandbox, SourceFile, ToolContext, ToolError, input_schema_for, output_schema_for,
 };
@@ -76,7 +76,7 @@ impl std::fmt::Debug for Tool {
             .field("source", &self.source)
             .field(
                 "blocking",
-                &matches!(self.handler, Some(Handler::Blocking(_))),
+                &self.handler.as_ref().is_some_and(Handler::is_blocking),
             )
             .finish_non_exhaustive()
     }
@@ -96,12 +96,33 @@ pub(crate) type AsyncFn = Arc<dyn Fn(ToolInput, ToolContext) -> BoxFuture<Outcom
 /// A blocking handler as the service calls it.
 pub(crate) type BlockingFn = Arc<dyn Fn(ToolInput, ToolContext) -> Outcome + Send + Sync>;
 
-/// The type-erased handler the service calls.
+/// The type-erased handler the service calls, and the reader of its input
+/// type.
 #[derive(Clone)]
-pub(crate) enum Handler {
-    /// Runs on the async workers; dropped when its call ends.
+pub(crate) struct Handler {
+    /// How it runs.
+    pub(crate) run: Run,
+    /// Reads its input type from JSON text, checked as it is read.
+    pub(crate) read_text: TextReader,
+}
+
+impl Handler {
+    pub(crate) fn new(run: Run, read_text: TextReader) -> Handler {
+        Handler { run, read_text }
+    }
+
+    /// Whether it runs on the blocking pool.
+    pub(crate) fn is_blocking(&self) -> bool {
+        matches!(self.run, Run::Blocking(_))
+    }
+}
+
+/// How a handler runs.
+#[derive(Clone)]
+pub(crate) enum Run {
+    /// On the async workers; dropped when its call ends.
     Async(AsyncFn),
-    /// Runs on the blocking pool; sees cancellation through its context.
+    /// On the blocking pool; sees cancellation through its context.
     Blocking(BlockingFn),
 }
 

@@ -13,7 +13,7 @@ use kindgi_protocol::{
 
 use super::state::{Invoker, ToolRuntime};
 use crate::authoring::input::ToolInput;
-use crate::authoring::tool::{Handler, Outcome, ReplyValue};
+use crate::authoring::tool::{Outcome, ReplyValue, Run};
 use crate::error::{cause_of_dyn, cause_of_panic};
 use crate::files::{Files, FilesNotAvailable};
 use crate::log::{CallFacts, Ids, Level, Record, TransportIds, call_ids};
@@ -219,7 +219,7 @@ pub(crate) fn run_tool(
             record.finish(&response);
             return Answer::Message(response);
         };
-        if matches!(tool.handler, Handler::Blocking(_)) {
+        if tool.handler.is_blocking() {
             match Arc::clone(&state.blocking).try_acquire_owned() {
                 Ok(slot) => {
                     *meta
@@ -307,17 +307,23 @@ async fn answer_tool(
             format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
         );
     }
+    let likely_invalid = matches!(input, ToolInput::RefusedText(_));
     let input = match input {
-        // Passed its schema's screen as it was read.
-        ToolInput::Text(text) => ToolInput::Text(text),
-        ToolInput::Tree(mut input) => {
+        // Checked as it was read into the handler's type.
+        ToolInput::Read(value) => ToolInput::Read(value),
+        ToolInput::Tree(mut input) | ToolInput::RefusedText(mut input) => {
             let runtime = Arc::clone(tool);
             // An input refused is freed in the closure, on the thread that
             // read it: freeing a large tree from another thread costs the
             // allocator more than building it did.
             let checked = off_worker(meta.large, move || {
                 runtime.input.fill_defaults(&mut input);
-                runtime.input.validate(&input).map(|()| input)
+                let checked = if likely_invalid {
+                    runtime.input.validate_likely_invalid(&input)
+                } else {
+                    runtime.input.validate(&input)
+                };
+                checked.map(|()| input)
             })
             .await;
             match checked {
@@ -510,8 +516,8 @@ async fn run_handler(
     // The handler's outcome (a panic is a thrown error), or the code of a
     // call that ended without one; `Err` when the deadline passed first.
     let work = async {
-        match &tool.handler {
-            Handler::Async(handler) => {
+        match &tool.handler.run {
+            Run::Async(handler) => {
                 // Polled right here, on the call's own task: no task to spawn
                 // and wake per call. Dropping the call (a caller that went
                 // away, the deadline) drops the handler's future with it.
@@ -532,7 +538,7 @@ async fn run_handler(
                     Err(payload) => Ok(Ok(panicked(&*payload))),
                 }
             }
-            Handler::Blocking(handler) => {
+            Run::Blocking(handler) => {
                 let handler = Arc::clone(handler);
                 let logger = Arc::clone(&state.logger);
                 let id = tool.entry.id.clone();

@@ -1,25 +1,28 @@
 //! Reading an invoke's body. A tool invoke's input (in a body of at least
 //! [`TEXT_INPUT_BODY_BYTES`]) is found by the body's scan, not read: the
-//! body is read around it ([`parse_invoke_around`]), and the input is left
-//! as its text when the tool's input schema passes it as text
-//! ([`kindgi_validate::Validator::accepts_text`], which reads it as JSON):
-//! the handler then reads its type from the text, and no tree of the input
-//! is ever built. Every other body is read as [`parse_request`] reads it,
-//! and answered the same.
+//! body is read around it ([`parse_invoke_around`]), and the input is read
+//! straight from its text into the handler's own type, every value checked
+//! against the tool's input schema as it is read (the handler's
+//! [`TextReader`](crate::authoring::input::TextReader)): no tree of the
+//! input is built, and the text is parsed once. Should that fail — the
+//! input is invalid, has a default to fill, or is one the checks can't
+//! follow — its tree is built and the call takes the full path. Every
+//! other body is read as [`parse_request`] reads it, and answered the same.
 
+use std::any::Any;
 use std::ops::Range;
+use std::panic::AssertUnwindSafe;
 
 use bytes::Bytes;
 use kindgi_protocol::{CheckInvoke, ParseError, Request, parse_invoke_around, parse_request};
 use serde_json::Value;
 
 use super::invoke::ToolCall;
-use super::state::Invoker;
+use super::state::{Invoker, ToolRuntime};
 use crate::authoring::input::ToolInput;
 
 /// Bodies from this size on have their tool input read as text. Below it,
-/// building the input's tree costs less than the text's two passes (the
-/// screen, then the handler's type).
+/// building the input's tree costs less than the body's scan.
 pub(crate) const TEXT_INPUT_BODY_BYTES: usize = 1024;
 
 /// A request, read.
@@ -57,15 +60,15 @@ pub(crate) fn read(
     let input = match lazy.input {
         None => ToolInput::Tree(Value::Null),
         Some(text) => {
-            let passes = invoker
+            let read = invoker
                 .tools
                 .get(&lazy.tool.id)
-                .is_some_and(|tool| tool.input.accepts_text(text.as_bytes()));
-            if passes {
-                ToolInput::Text(body.slice_ref(text.as_bytes()))
+                .and_then(|tool| read_checked(tool, text));
+            if let Some(read) = read {
+                ToolInput::Read(read)
             } else {
                 match serde_json::from_str(text) {
-                    Ok(value) => ToolInput::Tree(value),
+                    Ok(value) => ToolInput::RefusedText(value),
                     // Not JSON (the text was found by its brackets alone),
                     // or not readable as a tree (a number too large, a
                     // lone surrogate): the checked path's own answer.
@@ -79,6 +82,17 @@ pub(crate) fn read(
         input,
         ctx: lazy.ctx,
     }))
+}
+
+/// `text` read into `tool`'s input type by its handler's reader, checked
+/// as it is read; `None` when it doesn't pass. The type's `Deserialize` is
+/// the pack's own code: should it panic, the full path reads the input
+/// again, in the handler's call, where a panic is the call's error.
+fn read_checked(tool: &ToolRuntime, text: &str) -> Option<Box<dyn Any + Send>> {
+    let read = tool.handler.read_text;
+    std::panic::catch_unwind(AssertUnwindSafe(|| read(text, &tool.input)))
+        .ok()
+        .flatten()
 }
 
 fn from_request(request: Request) -> Read {

@@ -1,0 +1,182 @@
+//! A large tool input (a body of 1 KiB or more) is read straight from its
+//! text into the handler's type, checked as it is read; whatever that read
+//! can't take is answered as the full path answers it. Served by
+//! `kindgi::serve` on 127.0.0.1, called over HTTP.
+
+use std::path::Path;
+
+use kindgi::index::{PackConfig, Pins, build_index, index_bytes};
+use kindgi::{Pack, ServiceConfig, Token, Tool, ToolContext, ToolError};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize};
+use serde_json::{Value, json};
+
+const TOKEN: &str = "library-token";
+
+/// A word its `Deserialize` panics at: the pack's own code.
+#[derive(Debug, Serialize, JsonSchema)]
+struct Word(String);
+
+impl<'de> Deserialize<'de> for Word {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Word, D::Error> {
+        let word = String::deserialize(deserializer)?;
+        assert_ne!(word, "boom", "a word that blows up");
+        Ok(Word(word))
+    }
+}
+
+/// Words enough to make the body large, and how many to count.
+#[derive(Debug, Deserialize, Serialize, JsonSchema)]
+struct Words {
+    words: Vec<Word>,
+    #[serde(default = "one")]
+    #[schemars(range(min = 1, max = 9))]
+    times: u32,
+}
+
+fn one() -> u32 {
+    1
+}
+
+async fn count(input: Words, _ctx: ToolContext) -> Result<Value, ToolError> {
+    Ok(json!({"words": input.words.len(), "times": input.times}))
+}
+
+/// A typed handler under a schema looser than its type.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Counted {
+    count: u32,
+    #[expect(dead_code, reason = "there to make the body large")]
+    filler: Vec<String>,
+}
+
+async fn loose(input: Counted, _ctx: ToolContext) -> Result<Value, ToolError> {
+    Ok(json!({"count": input.count}))
+}
+
+fn pack() -> Pack {
+    Pack::new()
+        .tool(
+            Tool::new("acme.count")
+                .description("Counts its words.")
+                .handler(count),
+        )
+        .tool(
+            Tool::new("acme.loose")
+                .description("Reads a count its schema doesn't type.")
+                .input_schema(json!({"type": "object"}))
+                .handler(loose),
+        )
+}
+
+fn write_index(dir: &Path) -> std::path::PathBuf {
+    let config = PackConfig {
+        id: "acme".to_owned(),
+        version: "1.0.0".to_owned(),
+        env: None,
+    };
+    let pins = Pins {
+        artifact_version: "20260101.1".to_owned(),
+        published_at: "2026-01-01T00:00:00.000Z".to_owned(),
+    };
+    let index = build_index(&pack(), &config, &pins).expect("an index");
+    let path = dir.join("index.json");
+    std::fs::write(&path, index_bytes(&index)).expect("written");
+    path
+}
+
+/// 200 words: a body well past 1 KiB.
+fn words() -> Vec<String> {
+    (0..200).map(|i| format!("word {i}")).collect()
+}
+
+/// Calls `tool` with `input` and answers the answer's JSON.
+async fn call(url: &str, tool: &str, input: Value) -> Value {
+    let response = reqwest::Client::new()
+        .post(format!("{url}/v1/invoke"))
+        .header("kindgi-pack-token", TOKEN)
+        .json(&json!({
+            "v": 2,
+            "kind": "invoke",
+            "tool": {"id": tool},
+            "input": input,
+            "ctx": {"tenantId": "t", "runId": "r"},
+        }))
+        .send()
+        .await
+        .expect("invoke");
+    assert_eq!(response.status(), 200);
+    response.json().await.expect("JSON")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn what_the_text_read_cannot_take_is_answered_as_the_full_path_answers_it() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let token = Token::new(TOKEN).expect("a token");
+    let config = ServiceConfig::new(write_index(dir.path()), token);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let served = tokio::spawn(kindgi::serve(pack(), config, listener, async move {
+        let _ = stopped.await;
+    }));
+
+    // Read from its text.
+    let answer = call(&url, "acme.count", json!({"words": words(), "times": 3})).await;
+    assert_eq!(
+        answer,
+        json!({"kind": "result", "v": 2, "output": {"words": 200, "times": 3}})
+    );
+
+    // A default to fill: read from its tree, filled.
+    let answer = call(&url, "acme.count", json!({"words": words()})).await;
+    assert_eq!(
+        answer,
+        json!({"kind": "result", "v": 2, "output": {"words": 200, "times": 1}})
+    );
+
+    // Invalid: its issues, as the full path finds them.
+    let answer = call(&url, "acme.count", json!({"words": words(), "times": 10})).await;
+    assert_eq!(answer["code"], "input-validation-failed", "{answer}");
+    assert_eq!(
+        answer["issues"],
+        json!([{
+            "instancePath": "/times",
+            "schemaPath": "#/properties/times/maximum",
+            "keyword": "maximum",
+            "params": {"comparison": "<=", "limit": 9},
+            "message": "must be <= 9"
+        }])
+    );
+
+    // Valid for its schema, not for its type: the type's own error.
+    let answer = call(
+        &url,
+        "acme.loose",
+        json!({"count": "three", "filler": words()}),
+    )
+    .await;
+    assert_eq!(answer["code"], "input-validation-failed", "{answer}");
+    assert_eq!(
+        answer["issues"][0]["message"], "invalid type: string \"three\", expected u32",
+        "{answer}"
+    );
+
+    // The type's `Deserialize` panics: the call's error, as a handler's
+    // panic is; and the service goes on serving.
+    let mut blowing_up = words();
+    blowing_up.push("boom".to_owned());
+    let answer = call(&url, "acme.count", json!({"words": blowing_up})).await;
+    assert_eq!(answer["kind"], "error", "{answer}");
+    assert_eq!(answer["code"], "handler-throw", "{answer}");
+    let answer = call(&url, "acme.count", json!({"words": words(), "times": 2})).await;
+    assert_eq!(
+        answer,
+        json!({"kind": "result", "v": 2, "output": {"words": 200, "times": 2}})
+    );
+
+    let _ = stop.send(());
+    assert_eq!(served.await.expect("the service task"), Ok(()));
+}
