@@ -223,9 +223,25 @@ impl Scan<'_> {
     /// Counts from `at`, outside any string: when `closing`, up to and past
     /// the bracket that closes the one at `at` (`Some`); else, or when the
     /// text or a string ends first, to the end of the text (`None`).
+    ///
+    /// [`BLOCK`] bytes at a time ([`Scan::block`]) where a block holds no
+    /// backslash; a byte at a time, and a string at a time, elsewhere.
     fn counting(&mut self, closing: bool) -> Option<()> {
         let mut depth = 0usize;
+        // Up to here, a byte at a time: a block from before here held a
+        // backslash.
+        let mut bytewise_until = 0;
         loop {
+            if self.at >= bytewise_until
+                && let Some(block) = self.text.get(self.at..).and_then(<[u8]>::first_chunk)
+            {
+                match self.block(&Masks::of(block), &mut depth, closing) {
+                    Block::Closed => return Some(()),
+                    Block::Counted => continue,
+                    Block::Escapes => bytewise_until = self.at + BLOCK,
+                    Block::OpenString => {}
+                }
+            }
             match *self.text.get(self.at)? {
                 b'"' => {
                     self.string()?;
@@ -247,6 +263,68 @@ impl Scan<'_> {
                 _ => {}
             }
             self.at += 1;
+        }
+    }
+
+    /// Counts the block at `at`, outside any string, whose bytes are
+    /// `masks`, up to a string still open at its end (counted from its
+    /// opening quote by the caller) or, when `closing`, past the bracket
+    /// that brings `depth` to zero. Moves `at` past what it counted.
+    fn block(&mut self, masks: &Masks, depth: &mut usize, closing: bool) -> Block {
+        if masks.backslashes != 0 {
+            return Block::Escapes;
+        }
+        // Set from each opening quote up to its closing one.
+        let inside = prefix_xor(masks.quotes);
+        // A string still open at the block's end opens at its last quote:
+        // only what comes before that quote is counted here.
+        let mut counted = if inside >> (BLOCK - 1) == 0 {
+            u64::MAX
+        } else {
+            let open_at = BLOCK - 1 - masks.quotes.leading_zeros() as usize;
+            if open_at == 0 {
+                return Block::OpenString;
+            }
+            (1u64 << open_at) - 1
+        };
+        let outside = !inside & !masks.quotes;
+        let (opens, closes) = (masks.opens & outside, masks.closes & outside);
+        let mut closed = false;
+        if closing && closes.count_ones() as usize >= *depth {
+            // The depth may reach zero in this block: bracket by bracket.
+            let mut brackets = (opens | closes) & counted;
+            while brackets != 0 {
+                let bracket = brackets & brackets.wrapping_neg();
+                if opens & bracket != 0 {
+                    *depth += 1;
+                } else {
+                    *depth = depth.saturating_sub(1);
+                    if *depth == 0 {
+                        // Up to and with this bracket.
+                        counted &= bracket | (bracket - 1);
+                        closed = true;
+                        break;
+                    }
+                }
+                brackets ^= bracket;
+            }
+        } else {
+            // Not to zero when `closing`; past it, when not, as it may.
+            let opened = *depth + (opens & counted).count_ones() as usize;
+            *depth = opened.saturating_sub((closes & counted).count_ones() as usize);
+        }
+        let quotes = masks.quotes & counted;
+        let closing_quotes = quotes & !inside;
+        let empty = closing_quotes & ((quotes & inside) << 1);
+        self.count.values += ((opens | (masks.commas & outside)) & counted).count_ones() as usize;
+        self.count.entries += (masks.colons & outside & counted).count_ones() as usize;
+        self.count.strings += (closing_quotes.count_ones() - empty.count_ones()) as usize;
+        self.count.string_bytes += (inside & !masks.quotes & counted).count_ones() as usize;
+        self.at += (u64::BITS - counted.leading_zeros()) as usize;
+        if closed {
+            Block::Closed
+        } else {
+            Block::Counted
         }
     }
 
@@ -278,6 +356,134 @@ impl Scan<'_> {
             self.at += 1;
         }
     }
+}
+
+/// The bytes [`Scan::block`] counts at once.
+const BLOCK: usize = 64;
+
+/// What [`Scan::block`] did.
+enum Block {
+    /// Counted up to and past the bracket that closes the nested value.
+    Closed,
+    /// Counted part or all of the block, and moved past it.
+    Counted,
+    /// Nothing: the block holds a backslash, which may escape a quote.
+    Escapes,
+    /// Nothing: a string that opens at the block's first byte doesn't close
+    /// in it.
+    OpenString,
+}
+
+/// One bit a byte of a block, lowest first: where its quotes, backslashes,
+/// opening and closing brackets, commas and colons are.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Masks {
+    quotes: u64,
+    backslashes: u64,
+    /// `{` and `[`.
+    opens: u64,
+    /// `}` and `]`.
+    closes: u64,
+    commas: u64,
+    colons: u64,
+}
+
+impl Masks {
+    /// The masks of `block`.
+    fn of(block: &[u8; BLOCK]) -> Masks {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        {
+            sse2::masks(block)
+        }
+        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+        {
+            Masks::bytewise(block)
+        }
+    }
+
+    /// The masks of `block`, a byte at a time.
+    #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
+    fn bytewise(block: &[u8; BLOCK]) -> Masks {
+        let mut masks = Masks::default();
+        for (index, &byte) in block.iter().enumerate() {
+            let bit = 1 << index;
+            match byte {
+                b'"' => masks.quotes |= bit,
+                b'\\' => masks.backslashes |= bit,
+                b'{' | b'[' => masks.opens |= bit,
+                b'}' | b']' => masks.closes |= bit,
+                b',' => masks.commas |= bit,
+                b':' => masks.colons |= bit,
+                _ => {}
+            }
+        }
+        masks
+    }
+}
+
+/// The masks with SSE2, which every x86-64 processor has: sixteen bytes
+/// compared at once.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+mod sse2 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8,
+    };
+
+    use super::{BLOCK, Masks};
+
+    /// The masks of `block`.
+    pub(super) fn masks(block: &[u8; BLOCK]) -> Masks {
+        // SAFETY: `chunk_masks` needs SSE2, which this module is compiled
+        // only with (`cfg(target_feature = "sse2")`, part of every x86-64
+        // target).
+        #[allow(unsafe_code)]
+        unsafe {
+            chunk_masks(block)
+        }
+    }
+
+    #[target_feature(enable = "sse2")]
+    fn chunk_masks(block: &[u8; BLOCK]) -> Masks {
+        let mut masks = Masks::default();
+        for (index, chunk) in block.as_chunks::<16>().0.iter().enumerate() {
+            let shift = index * 16;
+            let bytes = load(chunk);
+            let is = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
+            let bits = |found: __m128i| u64::from(_mm_movemask_epi8(found) as u16) << shift;
+            // `[` and `{`, `]` and `}` differ in one bit (0x20) only.
+            let lowered = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
+            let is_lowered = |byte: u8| _mm_cmpeq_epi8(lowered, _mm_set1_epi8(byte as i8));
+            masks.quotes |= bits(is(b'"'));
+            masks.backslashes |= bits(is(b'\\'));
+            masks.opens |= bits(is_lowered(b'{'));
+            masks.closes |= bits(is_lowered(b'}'));
+            masks.commas |= bits(is(b','));
+            masks.colons |= bits(is(b':'));
+        }
+        masks
+    }
+
+    /// The sixteen bytes of `chunk` in a register (one unaligned load).
+    #[target_feature(enable = "sse2")]
+    fn load(chunk: &[u8; 16]) -> __m128i {
+        let (low, high) = chunk.split_at(8);
+        let word = |half: &[u8]| {
+            half.first_chunk::<8>()
+                .map_or(0, |bytes| i64::from_le_bytes(*bytes))
+        };
+        _mm_set_epi64x(word(high), word(low))
+    }
+}
+
+/// Each bit of `quotes` and every bit above it up to the next one set:
+/// from each opening quote of a block that starts outside any string up
+/// to, not with, its closing quote.
+fn prefix_xor(quotes: u64) -> u64 {
+    let mut bits = quotes;
+    for shift in [1, 2, 4, 8, 16, 32] {
+        bits ^= bits << shift;
+    }
+    bits
 }
 
 /// The index of the first quote or backslash of `text` from `at` on.
@@ -402,12 +608,16 @@ mod tests {
                 1 => b"{\"a\":1,\"input\":[".to_vec(),
                 _ => Vec::new(),
             };
-            let alphabet: &[u8] = if round % 2 == 0 {
-                b"\"\\,[{:a }]"
-            } else {
-                b"\",[{:aaaaaaaaaaaaaaaaaaaa}]"
+            // With backslashes (counted a byte at a time), and without (a
+            // block at a time): strings long and short, brackets few and
+            // many.
+            let alphabet: &[u8] = match round % 4 {
+                0 => b"\"\\,[{:a }]",
+                1 => b"\",[{:aaaaaaaaaaaaaaaaaaaa}]",
+                2 => b"\",[{:a }]",
+                _ => b"\"\"\"\"[[[[]]]]{}aaaaaaaaa\\",
             };
-            for _ in 0..next() % 400 {
+            for _ in 0..next() % 1500 {
                 body.push(alphabet[next() % alphabet.len()]);
             }
             body.extend(std::iter::repeat_n(b' ', SMALL_BODY_BYTES));
@@ -418,6 +628,60 @@ mod tests {
                 String::from_utf8_lossy(&body[..body.len() - SMALL_BODY_BYTES])
             );
         }
+    }
+
+    #[test]
+    fn a_block_s_masks_are_its_bytes() {
+        let mut state = 0x1234_5678_u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        let sample = br#"{"a":[1,"\"x"],"b":{}} 'ab' "c:d" [], \\ {[}]},:"e" ""  ok"#;
+        let mut padded = [b'.'; BLOCK];
+        padded[..sample.len()].copy_from_slice(sample);
+        let text = &padded;
+        let masks = Masks::of(text);
+        assert_eq!(masks, Masks::bytewise(text));
+        let at = |bytes: &[u8]| {
+            text.iter()
+                .enumerate()
+                .filter(|(_, b)| bytes.contains(b))
+                .fold(0u64, |mask, (i, _)| mask | 1 << i)
+        };
+        assert_eq!(masks.quotes, at(b"\""));
+        assert_eq!(masks.backslashes, at(b"\\"));
+        assert_eq!(masks.opens, at(b"{["));
+        assert_eq!(masks.closes, at(b"}]"));
+        assert_eq!(masks.commas, at(b","));
+        assert_eq!(masks.colons, at(b":"));
+        // Every byte value, and the ones a bit away from `{`, `[`, `}`, `]`.
+        for _ in 0..2000 {
+            let mut block = [0u8; BLOCK];
+            for byte in &mut block {
+                *byte = match next() % 3 {
+                    0 => next() as u8,
+                    1 => b"\"\\{[}],:;[]{}"[next() as usize % 13],
+                    _ => {
+                        [0x7b, 0x5b, 0x7d, 0x5d, 0x3b, 0x1b, 0xfb, 0xdb][next() as usize % 8] ^ 0x20
+                    }
+                };
+            }
+            assert_eq!(Masks::of(&block), Masks::bytewise(&block), "{block:?}");
+        }
+    }
+
+    #[test]
+    fn prefix_xor_marks_each_string_from_its_opening_quote() {
+        assert_eq!(prefix_xor(0), 0);
+        assert_eq!(prefix_xor(0b1), u64::MAX);
+        assert_eq!(
+            prefix_xor(0b1001_0010),
+            0b0000_1110 | 0b1000_0000u64.wrapping_neg()
+        );
+        assert_eq!(prefix_xor(1 << 63), 1 << 63);
     }
 
     #[test]
@@ -472,8 +736,8 @@ mod tests {
         }
         // The same place serde_json reads, for generated documents.
         let mut state = 0x2545_f491_u32;
-        for _ in 0..500 {
-            let value = generated(&mut state, 4);
+        for round in 0..500 {
+            let value = generated(&mut state, if round % 5 == 0 { 7 } else { 4 });
             let body = serde_json::json!({"v": 2, "input": value, "ctx": {"input": [1]}});
             let text = if state.is_multiple_of(2) {
                 serde_json::to_string(&body)
