@@ -271,23 +271,28 @@ impl Scan<'_> {
     /// opening quote by the caller) or, when `closing`, past the bracket
     /// that brings `depth` to zero. Moves `at` past what it counted.
     fn block(&mut self, masks: &Masks, depth: &mut usize, closing: bool) -> Block {
-        if masks.backslashes != 0 {
-            return Block::Escapes;
-        }
-        // Set from each opening quote up to its closing one.
-        let inside = prefix_xor(masks.quotes);
+        // The quotes a backslash doesn't escape, and from each opening one
+        // up to its closing one, the strings.
+        let quotes = masks.quotes & !escaped(masks.backslashes);
+        let inside = prefix_xor(quotes);
         // A string still open at the block's end opens at its last quote:
         // only what comes before that quote is counted here.
         let mut counted = if inside >> (BLOCK - 1) == 0 {
             u64::MAX
         } else {
-            let open_at = BLOCK - 1 - masks.quotes.leading_zeros() as usize;
+            let open_at = BLOCK - 1 - quotes.leading_zeros() as usize;
             if open_at == 0 {
                 return Block::OpenString;
             }
             (1u64 << open_at) - 1
         };
-        let outside = !inside & !masks.quotes;
+        // A backslash outside every string (not JSON) escapes nothing,
+        // which `escaped` can't tell: such a block is counted a byte at a
+        // time.
+        if masks.backslashes & !inside & counted != 0 {
+            return Block::Escapes;
+        }
+        let outside = !inside & !quotes;
         let (opens, closes) = (masks.opens & outside, masks.closes & outside);
         let mut closed = false;
         if closing && closes.count_ones() as usize >= *depth {
@@ -313,13 +318,12 @@ impl Scan<'_> {
             let opened = *depth + (opens & counted).count_ones() as usize;
             *depth = opened.saturating_sub((closes & counted).count_ones() as usize);
         }
-        let quotes = masks.quotes & counted;
-        let closing_quotes = quotes & !inside;
+        let closing_quotes = quotes & !inside & counted;
         let empty = closing_quotes & ((quotes & inside) << 1);
         self.count.values += ((opens | (masks.commas & outside)) & counted).count_ones() as usize;
         self.count.entries += (masks.colons & outside & counted).count_ones() as usize;
         self.count.strings += (closing_quotes.count_ones() - empty.count_ones()) as usize;
-        self.count.string_bytes += (inside & !masks.quotes & counted).count_ones() as usize;
+        self.count.string_bytes += (inside & !quotes & counted).count_ones() as usize;
         self.at += (u64::BITS - counted.leading_zeros()) as usize;
         if closed {
             Block::Closed
@@ -473,6 +477,19 @@ mod sse2 {
         };
         _mm_set_epi64x(word(high), word(low))
     }
+}
+
+/// The bytes of a block escaped by a backslash: each one just after a run
+/// of an odd number of `backslashes`. Right for backslashes inside strings
+/// (where a run starts, none is escaped before it); a run that reaches the
+/// block's end escapes nothing here.
+fn escaped(backslashes: u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let starts = backslashes & !(backslashes << 1);
+    // Adding a run's first bit carries through the run to the byte after
+    // it: odd-length runs end on a bit of the other parity.
+    let after = |starts: u64| backslashes.wrapping_add(starts) & !backslashes;
+    (after(starts & EVEN) & !EVEN) | (after(starts & !EVEN) & EVEN)
 }
 
 /// Each bit of `quotes` and every bit above it up to the next one set:
@@ -674,6 +691,42 @@ mod tests {
     }
 
     #[test]
+    fn a_byte_after_an_odd_run_of_backslashes_is_escaped() {
+        let by_bytes = |backslashes: u64| {
+            let (mut escaped, mut run) = (0u64, 0);
+            for index in 0..64 {
+                if backslashes >> index & 1 == 1 {
+                    run += 1;
+                } else {
+                    if run % 2 == 1 {
+                        escaped |= 1 << index;
+                    }
+                    run = 0;
+                }
+            }
+            escaped
+        };
+        assert_eq!(escaped(0b1), 0b10);
+        assert_eq!(escaped(0b11), 0);
+        assert_eq!(escaped(0b0111_0110), 0b1000_0000);
+        assert_eq!(escaped(1 << 63), 0);
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..10_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Runs long and short: and-ing makes ones rarer.
+            let backslashes = state & (state >> 3 | state << 5);
+            assert_eq!(
+                escaped(backslashes),
+                by_bytes(backslashes),
+                "{backslashes:064b}"
+            );
+            assert_eq!(escaped(state), by_bytes(state), "{state:064b}");
+        }
+    }
+
+    #[test]
     fn prefix_xor_marks_each_string_from_its_opening_quote() {
         assert_eq!(prefix_xor(0), 0);
         assert_eq!(prefix_xor(0b1), u64::MAX);
@@ -682,6 +735,22 @@ mod tests {
             0b0000_1110 | 0b1000_0000u64.wrapping_neg()
         );
         assert_eq!(prefix_xor(1 << 63), 1 << 63);
+    }
+
+    #[test]
+    fn documents_with_escapes_cost_their_byte_by_byte_count() {
+        let mut state = 0x5bd1_e995_u32;
+        for round in 0..400 {
+            let value = generated(&mut state, 7);
+            let mut text = if round % 2 == 0 {
+                serde_json::to_vec(&value)
+            } else {
+                serde_json::to_vec_pretty(&value)
+            }
+            .expect("JSON");
+            text.extend(std::iter::repeat_n(b' ', SMALL_BODY_BYTES));
+            assert_eq!(scan(&text).cost, cost_byte_by_byte(&text));
+        }
     }
 
     #[test]
