@@ -3,9 +3,8 @@
 //! can't take is answered as the full path answers it. Served by
 //! `kindgi::serve` on 127.0.0.1, called over HTTP.
 
-use std::path::Path;
+mod common;
 
-use kindgi::index::{PackConfig, Pins, build_index, index_bytes};
 use kindgi::{Pack, ServiceConfig, Token, Tool, ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -69,22 +68,6 @@ fn pack() -> Pack {
         )
 }
 
-fn write_index(dir: &Path) -> std::path::PathBuf {
-    let config = PackConfig {
-        id: "acme".to_owned(),
-        version: "1.0.0".to_owned(),
-        env: None,
-    };
-    let pins = Pins {
-        artifact_version: "20260101.1".to_owned(),
-        published_at: "2026-01-01T00:00:00.000Z".to_owned(),
-    };
-    let index = build_index(&pack(), &config, &pins).expect("an index");
-    let path = dir.join("index.json");
-    std::fs::write(&path, index_bytes(&index)).expect("written");
-    path
-}
-
 /// 200 words: a body well past 1 KiB.
 fn words() -> Vec<String> {
     (0..200).map(|i| format!("word {i}")).collect()
@@ -113,7 +96,7 @@ async fn call(url: &str, tool: &str, input: Value) -> Value {
 async fn what_the_text_read_cannot_take_is_answered_as_the_full_path_answers_it() {
     let dir = tempfile::tempdir().expect("a folder");
     let token = Token::new(TOKEN).expect("a token");
-    let config = ServiceConfig::new(write_index(dir.path()), token);
+    let config = ServiceConfig::new(common::write_index(&pack(), dir.path()), token);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

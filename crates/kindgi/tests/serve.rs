@@ -1,9 +1,8 @@
 //! `kindgi::serve`, the pack service as a library: served on a listener of
 //! the test's own runtime, stopped by the test's own shutdown future.
 
-use std::path::Path;
+mod common;
 
-use kindgi::index::{PackConfig, Pins, build_index, index_bytes};
 use kindgi::{Pack, ServiceConfig, Token, Tool, ToolContext, ToolError};
 use serde_json::{Value, json};
 
@@ -20,27 +19,11 @@ fn pack() -> Pack {
     )
 }
 
-fn write_index(dir: &Path) -> std::path::PathBuf {
-    let config = PackConfig {
-        id: "acme".to_owned(),
-        version: "1.0.0".to_owned(),
-        env: None,
-    };
-    let pins = Pins {
-        artifact_version: "20260101.1".to_owned(),
-        published_at: "2026-01-01T00:00:00.000Z".to_owned(),
-    };
-    let index = build_index(&pack(), &config, &pins).expect("an index");
-    let path = dir.join("index.json");
-    std::fs::write(&path, index_bytes(&index)).expect("written");
-    path
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serves_until_its_shutdown_future_resolves() {
     let dir = tempfile::tempdir().expect("a folder");
     let token = Token::new("library-token").expect("a token");
-    let config = ServiceConfig::new(write_index(dir.path()), token);
+    let config = ServiceConfig::new(common::write_index(&pack(), dir.path()), token);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("bind");

@@ -21,7 +21,7 @@ use super::numbers::exact_integer;
 /// The name serde_json gives the newtype its `RawValue` reads through.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
-/// Reads `text` into `T` as [`from_text`] does, every value checked
+/// Reads `text` into `T`, integral floats as integers, every value checked
 /// against `validator` as it is read, in one pass
 /// ([`Validator::deserialize_passing`]): `None` unless the text passes the
 /// validator's screen and `T` reads it.
