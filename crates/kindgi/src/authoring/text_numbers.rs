@@ -409,6 +409,35 @@ mod tests {
             let from_text: Value = from_text(text.as_bytes()).expect("from text");
             proptest::prop_assert_eq!(from_text, from_tree);
         }
+
+        /// What the checked read takes — under a schema that takes every
+        /// value, and one that takes some — reads as its tree does; what
+        /// it refuses is a repeated key, keys out of order, or a value the
+        /// schema refuses.
+        #[test]
+        fn what_the_checked_read_takes_reads_as_its_tree(text in json_text()) {
+            let tree: Value = serde_json::from_str(&text).expect("JSON");
+            for schema in [
+                serde_json::json!({}),
+                serde_json::json!({
+                    "type": ["object", "array", "integer", "null"],
+                    "items": {"type": ["integer", "string"], "maximum": 100},
+                    "additionalProperties": {"not": {"type": "boolean"}}
+                }),
+            ] {
+                let validator = Validator::new(&schema).expect("a schema");
+                if let Some(from_text) = from_text_passing::<Value>(&text, &validator) {
+                    proptest::prop_assert!(validator.is_valid(&tree), "{} {}", schema, text);
+                    let from_tree: Value = read_typed(tree.clone()).expect("from tree");
+                    proptest::prop_assert_eq!(from_text, from_tree);
+                }
+            }
+            // Under `{}`, a text is refused only for its keys.
+            let any = Validator::new(&serde_json::json!({})).expect("a schema");
+            if from_text_passing::<Value>(&text, &any).is_none() {
+                proptest::prop_assert!(text.contains('"'), "{}", text);
+            }
+        }
     }
 
     #[test]
