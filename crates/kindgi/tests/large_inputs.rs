@@ -5,7 +5,7 @@
 
 mod common;
 
-use kindgi::{Pack, ServiceConfig, Token, Tool, ToolContext, ToolError};
+use kindgi::{Pack, Tool, ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Value, json};
@@ -94,17 +94,8 @@ async fn call(url: &str, tool: &str, input: Value) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_the_text_read_cannot_take_is_answered_as_the_full_path_answers_it() {
-    let dir = tempfile::tempdir().expect("a folder");
-    let token = Token::new(TOKEN).expect("a token");
-    let config = ServiceConfig::new(common::write_index(&pack(), dir.path()), token);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = tokio::spawn(kindgi::serve(pack(), config, listener, async move {
-        let _ = stopped.await;
-    }));
+    let served = common::Served::start(pack, TOKEN).await;
+    let url = served.url.clone();
 
     // Read from its text.
     let answer = call(&url, "acme.count", json!({"words": words(), "times": 3})).await;
@@ -160,6 +151,5 @@ async fn what_the_text_read_cannot_take_is_answered_as_the_full_path_answers_it(
         json!({"kind": "result", "v": 2, "output": {"words": 200, "times": 2}})
     );
 
-    let _ = stop.send(());
-    assert_eq!(served.await.expect("the service task"), Ok(()));
+    assert_eq!(served.stop().await, Ok(()));
 }

@@ -21,17 +21,8 @@ fn pack() -> Pack {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serves_until_its_shutdown_future_resolves() {
-    let dir = tempfile::tempdir().expect("a folder");
-    let token = Token::new("library-token").expect("a token");
-    let config = ServiceConfig::new(common::write_index(&pack(), dir.path()), token);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
-    let url = format!("http://{}", listener.local_addr().expect("addr"));
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let served = tokio::spawn(kindgi::serve(pack(), config, listener, async move {
-        let _ = stopped.await;
-    }));
+    let served = common::Served::start(pack, "library-token").await;
+    let url = served.url.clone();
 
     let http = reqwest::Client::new();
     let health = http
@@ -75,9 +66,7 @@ async fn serves_until_its_shutdown_future_resolves() {
     assert_eq!(answer["kind"], "result", "{answer}");
     assert_eq!(answer["output"], json!({"hello": "world"}));
 
-    let _ = stop.send(());
-    let result = served.await.expect("the service task");
-    assert_eq!(result, Ok(()));
+    assert_eq!(served.stop().await, Ok(()));
 }
 
 #[tokio::test]

@@ -2,11 +2,13 @@
 
 use std::path::{Path, PathBuf};
 
-use kindgi::Pack;
 use kindgi::index::{PackConfig, Pins, build_index, index_bytes};
+use kindgi::{Pack, ServeError, ServiceConfig, Token};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
 
 /// Writes `pack`'s index (pack `acme` 1.0.0) into `dir`; its path.
-pub(crate) fn write_index(pack: &Pack, dir: &Path) -> PathBuf {
+fn write_index(pack: &Pack, dir: &Path) -> PathBuf {
     let config = PackConfig {
         id: "acme".to_owned(),
         version: "1.0.0".to_owned(),
@@ -20,4 +22,44 @@ pub(crate) fn write_index(pack: &Pack, dir: &Path) -> PathBuf {
     let path = dir.join("index.json");
     std::fs::write(&path, index_bytes(&index)).expect("written");
     path
+}
+
+/// A pack served by `kindgi::serve` on 127.0.0.1, on the test's own
+/// runtime, until [`Served::stop`] resolves its shutdown future.
+pub(crate) struct Served {
+    /// `http://127.0.0.1:PORT`.
+    pub(crate) url: String,
+    stop: oneshot::Sender<()>,
+    task: JoinHandle<Result<(), ServeError>>,
+    /// Holds the index.
+    _dir: tempfile::TempDir,
+}
+
+impl Served {
+    /// Serves the pack `pack` makes, with its index, behind `token`.
+    pub(crate) async fn start(pack: impl Fn() -> Pack, token: &str) -> Served {
+        let dir = tempfile::tempdir().expect("a folder");
+        let token = Token::new(token).expect("a token");
+        let config = ServiceConfig::new(write_index(&pack(), dir.path()), token);
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(kindgi::serve(pack(), config, listener, async move {
+            let _ = stopped.await;
+        }));
+        Served {
+            url,
+            stop,
+            task,
+            _dir: dir,
+        }
+    }
+
+    /// Resolves the shutdown future; what `kindgi::serve` returned.
+    pub(crate) async fn stop(self) -> Result<(), ServeError> {
+        let _ = self.stop.send(());
+        self.task.await.expect("the service task")
+    }
 }
