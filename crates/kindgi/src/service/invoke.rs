@@ -311,6 +311,10 @@ async fn answer_tool(
     let input = match input {
         // Checked as it was read into the handler's type.
         ToolInput::Read(value) => ToolInput::Read(value),
+        // As a panic in the handler's own read of its input is answered.
+        ToolInput::Panicked(payload) => {
+            return failure_response(id, &panic_error(&*payload));
+        }
         ToolInput::Tree(mut input) | ToolInput::RefusedText(mut input) => {
             let runtime = Arc::clone(tool);
             // An input refused is freed in the closure, on the thread that

@@ -9,7 +9,6 @@
 //! follow — its tree is built and the call takes the full path. Every
 //! other body is read as [`parse_request`] reads it, and answered the same.
 
-use std::any::Any;
 use std::ops::Range;
 use std::panic::AssertUnwindSafe;
 
@@ -65,7 +64,7 @@ pub(crate) fn read(
                 .get(&lazy.tool.id)
                 .and_then(|tool| read_checked(tool, text));
             if let Some(read) = read {
-                ToolInput::Read(read)
+                read
             } else {
                 match serde_json::from_str(text) {
                     Ok(value) => ToolInput::RefusedText(value),
@@ -86,13 +85,14 @@ pub(crate) fn read(
 
 /// `text` read into `tool`'s input type by its handler's reader, checked
 /// as it is read; `None` when it doesn't pass. The type's `Deserialize` is
-/// the pack's own code: should it panic, the full path reads the input
-/// again, in the handler's call, where a panic is the call's error.
-fn read_checked(tool: &ToolRuntime, text: &str) -> Option<Box<dyn Any + Send>> {
+/// the pack's own code: should it panic, the call answers the panic as a
+/// handler's ([`ToolInput::Panicked`]), and that code doesn't run again.
+fn read_checked(tool: &ToolRuntime, text: &str) -> Option<ToolInput> {
     let read = tool.handler.read_text;
-    std::panic::catch_unwind(AssertUnwindSafe(|| read(text, &tool.input)))
-        .ok()
-        .flatten()
+    match std::panic::catch_unwind(AssertUnwindSafe(|| read(text, &tool.input))) {
+        Ok(read) => read.map(ToolInput::Read),
+        Err(payload) => Some(ToolInput::Panicked(payload)),
+    }
 }
 
 fn from_request(request: Request) -> Read {
