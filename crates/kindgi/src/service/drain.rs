@@ -46,8 +46,12 @@ const STOPPED_BY: Duration = Duration::from_millis(8_300);
 /// be answered `cancelled`.
 const CANCEL_WINDOW: Duration = Duration::from_millis(150);
 /// How long, after the drain, connections taken while draining get to read
-/// their request and answer it before idle ones are closed.
-const SETTLE_WINDOW: Duration = Duration::from_millis(250);
+/// their request and answer it before idle ones are closed. It ends as soon
+/// as every connection has closed; a client that connected just before the
+/// listener closed may be slow to send on a busy machine (250 ms, as it
+/// was, left one such caller in a few thousand drains with its request
+/// unread and its connection reset).
+const SETTLE_WINDOW: Duration = Duration::from_secs(1);
 /// How long, after the drain, connections get to write their last answers.
 const CLOSE_WINDOW: Duration = Duration::from_secs(1);
 
