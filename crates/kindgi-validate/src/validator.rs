@@ -144,15 +144,7 @@ impl Validator {
         if self.compiled.is_valid(instance) {
             return Ok(());
         }
-        if holds_more_values_than(instance, MAX_VALUES_FOR_EVERY_ISSUE) {
-            return self.first_issues_of_invalid(instance);
-        }
-        // Bounded: a list of many wrong items must not become as many issues
-        // (and a large answer).
-        self.issues(
-            instance,
-            self.compiled.iter_errors(instance).take(MAX_ISSUES),
-        )
+        self.validate_likely_invalid(instance)
     }
 
     /// Validates `instance` as [`validate`](Validator::validate) does, with
@@ -190,6 +182,8 @@ impl Validator {
             // Answers `Ok` for a valid instance: see `first_issues_of_invalid`.
             return self.first_issues_of_invalid(instance);
         }
+        // Bounded: a list of many wrong items must not become as many issues
+        // (and a large answer).
         self.issues(
             instance,
             self.compiled.iter_errors(instance).take(MAX_ISSUES),
