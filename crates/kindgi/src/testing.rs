@@ -42,8 +42,7 @@ use serde_json::{Map, Value};
 
 use crate::Pack;
 use crate::index::{PackConfig, Pins, build_index};
-use crate::log::Logger;
-use crate::log::TransportIds;
+use crate::log::{Logger, TransportIds};
 use crate::service::check::check_response;
 use crate::service::invoke::{CallMeta, tool_response};
 use crate::service::state::Invoker;

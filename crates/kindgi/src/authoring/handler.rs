@@ -66,8 +66,9 @@ impl std::fmt::Debug for ErasedHandler {
     }
 }
 
-/// Erases `handler`, which takes the context.
-fn erase_async<F, Fut, I, O, E>(handler: F) -> AsyncFn
+/// Erases `handler`, which takes the context, with the reader of its
+/// input type.
+fn erase_async<F, Fut, I, O, E>(handler: F) -> Handler
 where
     F: Fn(I, ToolContext) -> Fut + Send + Sync + 'static,
     Fut: Future<Output = Result<O, E>> + Send + 'static,
@@ -76,7 +77,7 @@ where
     E: Into<ToolError> + 'static,
 {
     let handler = Arc::new(handler);
-    Arc::new(move |input: ToolInput, ctx| {
+    let run: AsyncFn = Arc::new(move |input: ToolInput, ctx| {
         // The input becomes `I` as the future is made, not as it is first
         // polled: the service makes it off the async worker for a large
         // body. The handler itself is called on the first poll.
@@ -88,21 +89,30 @@ where
                 Err(e) => Outcome::BadInput(e.to_string()),
             }
         })
-    })
+    });
+    Handler {
+        run: Run::Async(run),
+        read_text: read_passing::<I>,
+    }
 }
 
-/// Erases `handler`, which takes the context.
-fn erase_blocking<F, I, O, E>(handler: F) -> BlockingFn
+/// Erases `handler`, which takes the context, with the reader of its
+/// input type.
+fn erase_blocking<F, I, O, E>(handler: F) -> Handler
 where
     F: Fn(I, ToolContext) -> Result<O, E> + Send + Sync + 'static,
     I: DeserializeOwned + Send + 'static,
     O: ToolOutput,
     E: Into<ToolError> + 'static,
 {
-    Arc::new(move |input: ToolInput, ctx| match input.read::<I>() {
+    let run: BlockingFn = Arc::new(move |input: ToolInput, ctx| match input.read::<I>() {
         Ok(input) => finish(handler(input, ctx)),
         Err(e) => Outcome::BadInput(e.to_string()),
-    })
+    });
+    Handler {
+        run: Run::Blocking(run),
+        read_text: read_passing::<I>,
+    }
 }
 
 impl<F, Fut, I, O, E> AsyncHandler<(I, ToolContext)> for F
@@ -117,10 +127,7 @@ where
     type Output = O;
 
     fn into_async_fn(self) -> ErasedHandler {
-        ErasedHandler(Handler::new(
-            Run::Async(erase_async(self)),
-            read_passing::<I>,
-        ))
+        ErasedHandler(erase_async(self))
     }
 }
 
@@ -136,10 +143,7 @@ where
     type Output = O;
 
     fn into_async_fn(self) -> ErasedHandler {
-        ErasedHandler(Handler::new(
-            Run::Async(erase_async(move |input, _ctx| self(input))),
-            read_passing::<I>,
-        ))
+        ErasedHandler(erase_async(move |input, _ctx| self(input)))
     }
 }
 
@@ -154,10 +158,7 @@ where
     type Output = O;
 
     fn into_blocking_fn(self) -> ErasedHandler {
-        ErasedHandler(Handler::new(
-            Run::Blocking(erase_blocking(self)),
-            read_passing::<I>,
-        ))
+        ErasedHandler(erase_blocking(self))
     }
 }
 
@@ -172,9 +173,6 @@ where
     type Output = O;
 
     fn into_blocking_fn(self) -> ErasedHandler {
-        ErasedHandler(Handler::new(
-            Run::Blocking(erase_blocking(move |input, _ctx| self(input))),
-            read_passing::<I>,
-        ))
+        ErasedHandler(erase_blocking(move |input, _ctx| self(input)))
     }
 }

@@ -16,14 +16,6 @@ use super::text_numbers::from_text_passing;
 pub(crate) enum ToolInput {
     /// Parsed, its defaults filled, then validated.
     Tree(Value),
-    /// Parsed after its text didn't pass the handler's [`TextReader`]:
-    /// most likely invalid (see
-    /// [`Validator::validate_likely_invalid`]). Validated, it is a `Tree`.
-    RefusedText(Value),
-    /// Its type's `Deserialize` (the pack's own code) panicked as the
-    /// text was read: the payload, answered as the handler's panic would
-    /// be, without running that code again.
-    Panicked(Box<dyn Any + Send>),
     /// Already the handler's input type, read by its [`TextReader`] from
     /// JSON text that passed the schema's screen as it was read: valid,
     /// nothing to fill, and the value its tree would have given.
@@ -50,16 +42,11 @@ impl ToolInput {
     /// [`read_typed`]); an input its [`TextReader`] read is `T` already.
     pub(crate) fn read<T: DeserializeOwned + 'static>(self) -> serde_json::Result<T> {
         match self {
-            ToolInput::Tree(value) | ToolInput::RefusedText(value) => read_typed(value),
+            ToolInput::Tree(value) => read_typed(value),
             ToolInput::Read(value) => value
                 .downcast::<T>()
                 .map(|value| *value)
                 .map_err(|_| serde_json::Error::custom("the input was read into another type")),
-            // Answered before the handler is called (the service's
-            // `answer_tool`); never reaches a handler.
-            ToolInput::Panicked(_) => Err(serde_json::Error::custom(
-                "the input's type panicked as it was read",
-            )),
         }
     }
 }

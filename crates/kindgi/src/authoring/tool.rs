@@ -107,10 +107,6 @@ pub(crate) struct Handler {
 }
 
 impl Handler {
-    pub(crate) fn new(run: Run, read_text: TextReader) -> Handler {
-        Handler { run, read_text }
-    }
-
     /// Whether it runs on the blocking pool.
     pub(crate) fn is_blocking(&self) -> bool {
         matches!(self.run, Run::Blocking(_))

@@ -11,6 +11,7 @@ use kindgi_protocol::{
     CallContext, ErrorCode, ErrorResponse, Issue, Response, ToolInvoke, ToolPause, ToolRef,
 };
 
+use super::read::ReadInput;
 use super::state::{Invoker, ToolRuntime};
 use crate::authoring::input::ToolInput;
 use crate::authoring::tool::{Outcome, ReplyValue, Run};
@@ -25,7 +26,7 @@ use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 #[derive(Debug)]
 pub(crate) struct ToolCall {
     pub(crate) tool: ToolRef,
-    pub(crate) input: ToolInput,
+    pub(crate) input: ReadInput,
     pub(crate) ctx: CallContext,
 }
 
@@ -33,7 +34,7 @@ impl From<ToolInvoke> for ToolCall {
     fn from(invoke: ToolInvoke) -> ToolCall {
         ToolCall {
             tool: invoke.tool,
-            input: ToolInput::Tree(invoke.input),
+            input: ReadInput::Tree(invoke.input),
             ctx: invoke.ctx,
         }
     }
@@ -291,7 +292,7 @@ async fn answer_tool(
     state: &Invoker,
     tool: &Arc<ToolRuntime>,
     asked: Option<String>,
-    input: ToolInput,
+    input: ReadInput,
     ctx: ToolContext,
     meta: &CallMeta,
     cancellation: &Cancellation,
@@ -307,15 +308,15 @@ async fn answer_tool(
             format!("Tool \"{id}\" is {have} in this pack; the caller asked for {asked}"),
         );
     }
-    let likely_invalid = matches!(input, ToolInput::RefusedText(_));
+    let likely_invalid = matches!(input, ReadInput::Refused(_));
     let input = match input {
         // Checked as it was read into the handler's type.
-        ToolInput::Read(value) => ToolInput::Read(value),
+        ReadInput::Typed(value) => ToolInput::Read(value),
         // As a panic in the handler's own read of its input is answered.
-        ToolInput::Panicked(payload) => {
+        ReadInput::Panicked(payload) => {
             return failure_response(id, &panic_error(&*payload));
         }
-        ToolInput::Tree(mut input) | ToolInput::RefusedText(mut input) => {
+        ReadInput::Tree(mut input) | ReadInput::Refused(mut input) => {
             let runtime = Arc::clone(tool);
             // An input refused is freed in the closure, on the thread that
             // read it: freeing a large tree from another thread costs the

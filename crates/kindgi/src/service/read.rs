@@ -9,6 +9,7 @@
 //! follow — its tree is built and the call takes the full path. Every
 //! other body is read as [`parse_request`] reads it, and answered the same.
 
+use std::any::Any;
 use std::ops::Range;
 use std::panic::AssertUnwindSafe;
 
@@ -18,11 +19,29 @@ use serde_json::Value;
 
 use super::invoke::ToolCall;
 use super::state::{Invoker, ToolRuntime};
-use crate::authoring::input::ToolInput;
 
 /// Bodies from this size on have their tool input read as text. Below it,
 /// building the input's tree costs less than the body's scan.
 pub(crate) const TEXT_INPUT_BODY_BYTES: usize = 1024;
+
+/// A tool call's input as the body's read left it: what the call does
+/// with it before its handler gets a
+/// [`ToolInput`](crate::authoring::input::ToolInput).
+#[derive(Debug)]
+pub(crate) enum ReadInput {
+    /// Parsed: its defaults to fill, then to validate.
+    Tree(Value),
+    /// Parsed after its text didn't pass the handler's reader: most likely
+    /// invalid (see [`kindgi_validate::Validator::validate_likely_invalid`]).
+    Refused(Value),
+    /// Read into the handler's type and checked as it was read
+    /// ([`ToolInput::Read`](crate::authoring::input::ToolInput::Read)).
+    Typed(Box<dyn Any + Send>),
+    /// Its type's `Deserialize` (the pack's own code) panicked as the text
+    /// was read: the payload, answered as the handler's panic would be,
+    /// without running that code again.
+    Panicked(Box<dyn Any + Send>),
+}
 
 /// A request, read.
 #[derive(Debug)]
@@ -57,7 +76,7 @@ pub(crate) fn read(
         return parse_request(body).map(from_request);
     };
     let input = match lazy.input {
-        None => ToolInput::Tree(Value::Null),
+        None => ReadInput::Tree(Value::Null),
         Some(text) => {
             let read = invoker
                 .tools
@@ -67,7 +86,7 @@ pub(crate) fn read(
                 read
             } else {
                 match serde_json::from_str(text) {
-                    Ok(value) => ToolInput::RefusedText(value),
+                    Ok(value) => ReadInput::Refused(value),
                     // Not JSON (the text was found by its brackets alone),
                     // or not readable as a tree (a number too large, a
                     // lone surrogate): the checked path's own answer.
@@ -86,12 +105,12 @@ pub(crate) fn read(
 /// `text` read into `tool`'s input type by its handler's reader, checked
 /// as it is read; `None` when it doesn't pass. The type's `Deserialize` is
 /// the pack's own code: should it panic, the call answers the panic as a
-/// handler's ([`ToolInput::Panicked`]), and that code doesn't run again.
-fn read_checked(tool: &ToolRuntime, text: &str) -> Option<ToolInput> {
+/// handler's ([`ReadInput::Panicked`]), and that code doesn't run again.
+fn read_checked(tool: &ToolRuntime, text: &str) -> Option<ReadInput> {
     let read = tool.handler.read_text;
     match std::panic::catch_unwind(AssertUnwindSafe(|| read(text, &tool.input))) {
-        Ok(read) => read.map(ToolInput::Read),
-        Err(payload) => Some(ToolInput::Panicked(payload)),
+        Ok(read) => read.map(ReadInput::Typed),
+        Err(payload) => Some(ReadInput::Panicked(payload)),
     }
 }
 
