@@ -13,6 +13,10 @@ use std::ops::Range;
 
 use super::read::TEXT_INPUT_BODY_BYTES;
 
+mod masks;
+
+use masks::{BLOCK, Masks, escaped, prefix_xor};
+
 /// Bodies under this size are not counted: their document is reserved at
 /// [`SMALL_BODY_FACTOR`] times their size, an upper bound of any shape.
 const SMALL_BODY_BYTES: usize = 64 * 1024;
@@ -224,12 +228,13 @@ impl Scan<'_> {
     /// the bracket that closes the one at `at` (`Some`); else, or when the
     /// text or a string ends first, to the end of the text (`None`).
     ///
-    /// [`BLOCK`] bytes at a time ([`Scan::block`]) where a block holds no
-    /// backslash; a byte at a time, and a string at a time, elsewhere.
+    /// [`BLOCK`] bytes at a time ([`Scan::block`]) where a block's strings
+    /// can be followed at once; a byte at a time, and a string at a time,
+    /// elsewhere.
     fn counting(&mut self, closing: bool) -> Option<()> {
         let mut depth = 0usize;
         // Up to here, a byte at a time: a block from before here held a
-        // backslash.
+        // backslash outside every string.
         let mut bytewise_until = 0;
         loop {
             if self.at >= bytewise_until
@@ -362,145 +367,18 @@ impl Scan<'_> {
     }
 }
 
-/// The bytes [`Scan::block`] counts at once.
-const BLOCK: usize = 64;
-
 /// What [`Scan::block`] did.
 enum Block {
     /// Counted up to and past the bracket that closes the nested value.
     Closed,
     /// Counted part or all of the block, and moved past it.
     Counted,
-    /// Nothing: the block holds a backslash, which may escape a quote.
+    /// Nothing: a backslash stands outside every string of the block (not
+    /// JSON), where it escapes nothing, which the masks can't tell.
     Escapes,
     /// Nothing: a string that opens at the block's first byte doesn't close
     /// in it.
     OpenString,
-}
-
-/// One bit a byte of a block, lowest first: where its quotes, backslashes,
-/// opening and closing brackets, commas and colons are.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Masks {
-    quotes: u64,
-    backslashes: u64,
-    /// `{` and `[`.
-    opens: u64,
-    /// `}` and `]`.
-    closes: u64,
-    commas: u64,
-    colons: u64,
-}
-
-impl Masks {
-    /// The masks of `block`.
-    fn of(block: &[u8; BLOCK]) -> Masks {
-        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-        {
-            sse2::masks(block)
-        }
-        #[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
-        {
-            Masks::bytewise(block)
-        }
-    }
-
-    /// The masks of `block`, a byte at a time.
-    #[cfg_attr(all(target_arch = "x86_64", target_feature = "sse2"), allow(dead_code))]
-    fn bytewise(block: &[u8; BLOCK]) -> Masks {
-        let mut masks = Masks::default();
-        for (index, &byte) in block.iter().enumerate() {
-            let bit = 1 << index;
-            match byte {
-                b'"' => masks.quotes |= bit,
-                b'\\' => masks.backslashes |= bit,
-                b'{' | b'[' => masks.opens |= bit,
-                b'}' | b']' => masks.closes |= bit,
-                b',' => masks.commas |= bit,
-                b':' => masks.colons |= bit,
-                _ => {}
-            }
-        }
-        masks
-    }
-}
-
-/// The masks with SSE2, which every x86-64 processor has: sixteen bytes
-/// compared at once.
-#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
-mod sse2 {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_movemask_epi8, _mm_or_si128, _mm_set_epi64x, _mm_set1_epi8,
-    };
-
-    use super::{BLOCK, Masks};
-
-    /// The masks of `block`.
-    pub(super) fn masks(block: &[u8; BLOCK]) -> Masks {
-        // SAFETY: `chunk_masks` needs SSE2, which this module is compiled
-        // only with (`cfg(target_feature = "sse2")`, part of every x86-64
-        // target).
-        #[allow(unsafe_code)]
-        unsafe {
-            chunk_masks(block)
-        }
-    }
-
-    #[target_feature(enable = "sse2")]
-    fn chunk_masks(block: &[u8; BLOCK]) -> Masks {
-        let mut masks = Masks::default();
-        for (index, chunk) in block.as_chunks::<16>().0.iter().enumerate() {
-            let shift = index * 16;
-            let bytes = load(chunk);
-            let is = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
-            let bits = |found: __m128i| u64::from(_mm_movemask_epi8(found) as u16) << shift;
-            // `[` and `{`, `]` and `}` differ in one bit (0x20) only.
-            let lowered = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
-            let is_lowered = |byte: u8| _mm_cmpeq_epi8(lowered, _mm_set1_epi8(byte as i8));
-            masks.quotes |= bits(is(b'"'));
-            masks.backslashes |= bits(is(b'\\'));
-            masks.opens |= bits(is_lowered(b'{'));
-            masks.closes |= bits(is_lowered(b'}'));
-            masks.commas |= bits(is(b','));
-            masks.colons |= bits(is(b':'));
-        }
-        masks
-    }
-
-    /// The sixteen bytes of `chunk` in a register (one unaligned load).
-    #[target_feature(enable = "sse2")]
-    fn load(chunk: &[u8; 16]) -> __m128i {
-        let (low, high) = chunk.split_at(8);
-        let word = |half: &[u8]| {
-            half.first_chunk::<8>()
-                .map_or(0, |bytes| i64::from_le_bytes(*bytes))
-        };
-        _mm_set_epi64x(word(high), word(low))
-    }
-}
-
-/// The bytes of a block escaped by a backslash: each one just after a run
-/// of an odd number of `backslashes`. Right for backslashes inside strings
-/// (where a run starts, none is escaped before it); a run that reaches the
-/// block's end escapes nothing here.
-fn escaped(backslashes: u64) -> u64 {
-    const EVEN: u64 = 0x5555_5555_5555_5555;
-    let starts = backslashes & !(backslashes << 1);
-    // Adding a run's first bit carries through the run to the byte after
-    // it: odd-length runs end on a bit of the other parity.
-    let after = |starts: u64| backslashes.wrapping_add(starts) & !backslashes;
-    (after(starts & EVEN) & !EVEN) | (after(starts & !EVEN) & EVEN)
-}
-
-/// Each bit of `quotes` and every bit above it up to the next one set:
-/// from each opening quote of a block that starts outside any string up
-/// to, not with, its closing quote.
-fn prefix_xor(quotes: u64) -> u64 {
-    let mut bits = quotes;
-    for shift in [1, 2, 4, 8, 16, 32] {
-        bits ^= bits << shift;
-    }
-    bits
 }
 
 /// The index of the first quote or backslash of `text` from `at` on.
@@ -645,96 +523,6 @@ mod tests {
                 String::from_utf8_lossy(&body[..body.len() - SMALL_BODY_BYTES])
             );
         }
-    }
-
-    #[test]
-    fn a_block_s_masks_are_its_bytes() {
-        let mut state = 0x1234_5678_u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            state
-        };
-        let sample = br#"{"a":[1,"\"x"],"b":{}} 'ab' "c:d" [], \\ {[}]},:"e" ""  ok"#;
-        let mut padded = [b'.'; BLOCK];
-        padded[..sample.len()].copy_from_slice(sample);
-        let text = &padded;
-        let masks = Masks::of(text);
-        assert_eq!(masks, Masks::bytewise(text));
-        let at = |bytes: &[u8]| {
-            text.iter()
-                .enumerate()
-                .filter(|(_, b)| bytes.contains(b))
-                .fold(0u64, |mask, (i, _)| mask | 1 << i)
-        };
-        assert_eq!(masks.quotes, at(b"\""));
-        assert_eq!(masks.backslashes, at(b"\\"));
-        assert_eq!(masks.opens, at(b"{["));
-        assert_eq!(masks.closes, at(b"}]"));
-        assert_eq!(masks.commas, at(b","));
-        assert_eq!(masks.colons, at(b":"));
-        // Every byte value, and the ones a bit away from `{`, `[`, `}`, `]`.
-        for _ in 0..2000 {
-            let mut block = [0u8; BLOCK];
-            for byte in &mut block {
-                *byte = match next() % 3 {
-                    0 => next() as u8,
-                    1 => b"\"\\{[}],:;[]{}"[next() as usize % 13],
-                    _ => {
-                        [0x7b, 0x5b, 0x7d, 0x5d, 0x3b, 0x1b, 0xfb, 0xdb][next() as usize % 8] ^ 0x20
-                    }
-                };
-            }
-            assert_eq!(Masks::of(&block), Masks::bytewise(&block), "{block:?}");
-        }
-    }
-
-    #[test]
-    fn a_byte_after_an_odd_run_of_backslashes_is_escaped() {
-        let by_bytes = |backslashes: u64| {
-            let (mut escaped, mut run) = (0u64, 0);
-            for index in 0..64 {
-                if backslashes >> index & 1 == 1 {
-                    run += 1;
-                } else {
-                    if run % 2 == 1 {
-                        escaped |= 1 << index;
-                    }
-                    run = 0;
-                }
-            }
-            escaped
-        };
-        assert_eq!(escaped(0b1), 0b10);
-        assert_eq!(escaped(0b11), 0);
-        assert_eq!(escaped(0b0111_0110), 0b1000_0000);
-        assert_eq!(escaped(1 << 63), 0);
-        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
-        for _ in 0..10_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            // Runs long and short: and-ing makes ones rarer.
-            let backslashes = state & (state >> 3 | state << 5);
-            assert_eq!(
-                escaped(backslashes),
-                by_bytes(backslashes),
-                "{backslashes:064b}"
-            );
-            assert_eq!(escaped(state), by_bytes(state), "{state:064b}");
-        }
-    }
-
-    #[test]
-    fn prefix_xor_marks_each_string_from_its_opening_quote() {
-        assert_eq!(prefix_xor(0), 0);
-        assert_eq!(prefix_xor(0b1), u64::MAX);
-        assert_eq!(
-            prefix_xor(0b1001_0010),
-            0b0000_1110 | 0b1000_0000u64.wrapping_neg()
-        );
-        assert_eq!(prefix_xor(1 << 63), 1 << 63);
     }
 
     #[test]
