@@ -4,6 +4,7 @@
 //! terminal. This is the one place that formats records.
 
 use std::io::Write;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use time::OffsetDateTime;
 use time::macros::format_description;
@@ -131,23 +132,41 @@ fn json_value(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
 pub(super) fn with_now<R>(write: impl FnOnce(&str) -> R) -> R {
     use std::cell::RefCell;
     thread_local! {
-        static LAST: RefCell<(i128, String)> = const { RefCell::new((i128::MIN, String::new())) };
+        static LAST: RefCell<(u64, String)> = const { RefCell::new((u64::MAX, String::new())) };
     }
-    let at = OffsetDateTime::now_utc();
-    let millis = at.unix_timestamp_nanos() / 1_000_000;
+    // The clock as a duration since the epoch: its millisecond is then a
+    // multiply and an add, where `OffsetDateTime` divides 128-bit
+    // nanoseconds on every record.
+    let since_epoch = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let millis = since_epoch
+        .as_secs()
+        .saturating_mul(1000)
+        .saturating_add(u64::from(since_epoch.subsec_millis()));
     LAST.with(|last| {
         let mut last = last.borrow_mut();
         if last.0 != millis {
-            let format = format_description!(
-                "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
-            );
-            let text = at
-                .format(&format)
-                .unwrap_or_else(|_| "1970-01-01T00:00:00.000Z".to_owned());
-            *last = (millis, text);
+            *last = (millis, timestamp(since_epoch));
         }
         write(&last.1)
     })
+}
+
+/// `since_epoch` as a record's time, to the millisecond (truncated), e.g.
+/// `2026-01-01T00:00:00.000Z`; the epoch itself past year 9999.
+fn timestamp(since_epoch: Duration) -> String {
+    let format =
+        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+    let seconds = i64::try_from(since_epoch.as_secs()).unwrap_or(i64::MAX);
+    OffsetDateTime::UNIX_EPOCH
+        .checked_add(time::Duration::seconds(seconds))
+        .and_then(|at| {
+            at.replace_millisecond(since_epoch.subsec_millis() as u16)
+                .ok()
+        })
+        .and_then(|at| at.format(&format).ok())
+        .unwrap_or_else(|| "1970-01-01T00:00:00.000Z".to_owned())
 }
 
 /// Writes `value` as a JSON string, escaped exactly as serde_json escapes.
@@ -445,5 +464,35 @@ mod tests {
         assert_eq!(first.len(), "2026-01-01T00:00:00.000Z".len());
         std::thread::sleep(std::time::Duration::from_millis(3));
         assert_ne!(now(), first);
+    }
+
+    #[test]
+    fn a_time_is_written_to_the_millisecond_in_utc() {
+        for (millis, text) in [
+            (0, "1970-01-01T00:00:00.000Z"),
+            (1_767_225_600_123, "2026-01-01T00:00:00.123Z"),
+            (1_709_251_199_999, "2024-02-29T23:59:59.999Z"),
+            (253_402_300_799_999, "9999-12-31T23:59:59.999Z"),
+            // Past what the format writes: the epoch, not a panic.
+            (253_402_300_800_000, "1970-01-01T00:00:00.000Z"),
+        ] {
+            assert_eq!(timestamp(Duration::from_millis(millis)), text, "{millis}");
+        }
+        // Truncated, not rounded, as the clock's millisecond.
+        assert_eq!(
+            timestamp(Duration::new(1_767_225_600, 999_999_999)),
+            "2026-01-01T00:00:00.999Z"
+        );
+        // The same text `OffsetDateTime` writes for the same instant.
+        let now = OffsetDateTime::now_utc();
+        let since_epoch =
+            Duration::from_nanos(u64::try_from(now.unix_timestamp_nanos()).expect("after 1970"));
+        let format = format_description!(
+            "[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z"
+        );
+        assert_eq!(
+            timestamp(since_epoch),
+            now.format(&format).expect("formatted")
+        );
     }
 }

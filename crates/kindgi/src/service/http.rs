@@ -38,10 +38,9 @@ const DISCARD_BYTES: u64 = 32 * 1024 * 1024;
 /// See [`DISCARD_BYTES`].
 const DISCARD_TIME: Duration = Duration::from_secs(5);
 
-// The protocol's answer headers as header names, made once: inserting a
-// header by a `&str` parses the name every time.
+// The duration header's name, made once: inserting a header by a `&str`
+// parses the name every time.
 const DURATION_MS: HeaderName = HeaderName::from_static(headers::DURATION_MS);
-const ARTIFACT_VERSION: HeaderName = HeaderName::from_static(headers::ARTIFACT_VERSION);
 
 /// 503 `overloaded`: every call slot is taken, or the memory budget is.
 pub(super) fn overloaded() -> HttpResponse {
@@ -217,16 +216,13 @@ fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpRespon
         Answer::TenantMismatch => tenant_mismatch(),
         Answer::Overloaded => overloaded(),
         Answer::Message(message) => {
-            let body = message_body(&message);
-            let mut response = pack_http::json(StatusCode::OK, body);
+            let mut response = hyper::Response::new(Full::new(message_body(&message).into()));
             let headers = response.headers_mut();
+            headers.clone_from(&state.answer_headers);
             headers.insert(
                 DURATION_MS,
                 duration_value(started.elapsed().as_millis() as u64),
             );
-            if let Some(version) = &state.artifact_version_header {
-                headers.insert(ARTIFACT_VERSION, version.clone());
-            }
             response
         }
     }

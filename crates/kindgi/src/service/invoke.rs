@@ -196,17 +196,18 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 
 /// Runs a tool call.
 ///
-/// This and [`tool_response`] are plain functions around an `async move`
-/// block rather than `async fn`s: an `async fn` keeps a second copy of each
-/// argument it takes by value (the call, some 500 bytes), which every
-/// future around it holds and copies in turn.
+/// The call comes boxed (it is some 500 bytes, most of it its context):
+/// the futures around this one hold and move a pointer. This and
+/// [`tool_response`] are plain functions around an `async move` block
+/// rather than `async fn`s: an `async fn` keeps a second copy of each
+/// argument it takes by value.
 #[expect(
     clippy::manual_async_fn,
     reason = "an async fn would hold its call twice"
 )]
 pub(crate) fn run_tool(
     state: &Invoker,
-    invoke: ToolCall,
+    invoke: Box<ToolCall>,
     meta: CallMeta,
 ) -> impl Future<Output = Answer> + Send {
     async move {
@@ -235,7 +236,7 @@ pub(crate) fn run_tool(
             tool: asked,
             input,
             ctx,
-        } = invoke;
+        } = *invoke;
         let ctx = context_for(state, tool, ctx, &meta, cancellation.clone());
         let called = Called::Tool(ctx.clone());
         let mut record = CallRecord::new(state, called, meta.started, cancellation.clone());

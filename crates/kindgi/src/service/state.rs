@@ -96,9 +96,11 @@ pub(crate) struct ServiceState {
     pub(crate) drain: Drain,
     /// The `/v1/info` body, made once.
     pub(crate) info_body: Bytes,
-    /// `Kindgi-Artifact-Version` of every answer, made once (`None` if the
-    /// version can't be a header value).
-    pub(crate) artifact_version_header: Option<http::HeaderValue>,
+    /// The headers of every message answer, made once: `content-type`,
+    /// `kindgi-duration-ms` (its value set per call) and
+    /// `kindgi-artifact-version` (unless the version can't be a header
+    /// value). A call clones them rather than hashing each name again.
+    pub(crate) answer_headers: http::HeaderMap,
 }
 
 impl ServiceState {
@@ -112,12 +114,78 @@ impl ServiceState {
         info_body: Bytes,
     ) -> Self {
         Self {
-            artifact_version_header: http::HeaderValue::from_str(&invoker.index.artifact_version)
-                .ok(),
+            answer_headers: answer_headers(&invoker.index.artifact_version),
             invoker,
             admission,
             drain,
             info_body,
         }
+    }
+}
+
+/// [`ServiceState::answer_headers`] for `artifact_version`.
+fn answer_headers(artifact_version: &str) -> http::HeaderMap {
+    use http::HeaderValue;
+    use http::header::{CONTENT_TYPE, HeaderName};
+    use kindgi_protocol::headers::{ARTIFACT_VERSION, DURATION_MS};
+    // Room to replace the duration without growing: a map of three grows at
+    // its next insert, even of a key it holds.
+    let mut answer = http::HeaderMap::with_capacity(6);
+    answer.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    answer.insert(
+        HeaderName::from_static(DURATION_MS),
+        HeaderValue::from_static("0"),
+    );
+    if let Ok(version) = HeaderValue::from_str(artifact_version) {
+        answer.insert(HeaderName::from_static(ARTIFACT_VERSION), version);
+    }
+    answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names_and_values(map: &http::HeaderMap) -> Vec<(String, String)> {
+        map.iter()
+            .map(|(name, value)| {
+                let value = value.to_str().expect("visible ASCII").to_owned();
+                (name.as_str().to_owned(), value)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn an_answer_has_its_type_duration_and_version_in_that_order() {
+        let mut answer = answer_headers("20260101.1");
+        let capacity = answer.capacity();
+        answer.insert(
+            http::HeaderName::from_static("kindgi-duration-ms"),
+            http::HeaderValue::from_static("7"),
+        );
+        assert_eq!(
+            names_and_values(&answer),
+            [
+                ("content-type", "application/json"),
+                ("kindgi-duration-ms", "7"),
+                ("kindgi-artifact-version", "20260101.1"),
+            ]
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        );
+        // Setting the duration doesn't grow the map a call clones.
+        assert_eq!(answer.capacity(), capacity);
+    }
+
+    #[test]
+    fn a_version_that_cannot_be_a_header_value_is_left_out() {
+        let answer = answer_headers("1\n2");
+        assert_eq!(
+            names_and_values(&answer),
+            [
+                ("content-type", "application/json"),
+                ("kindgi-duration-ms", "0"),
+            ]
+            .map(|(name, value)| (name.to_owned(), value.to_owned()))
+        );
     }
 }
