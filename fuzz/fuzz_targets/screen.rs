@@ -66,6 +66,18 @@ fn schemas() -> &'static [Validator] {
                 "required": ["quantity", "quantityMin"],
                 "additionalProperties": false
             }),
+            // Bounds kept as a range of floats, exclusive ones moved inward;
+            // an open object beside a closed one.
+            json!({
+                "type": "object",
+                "properties": {
+                    "x": {"type": "number", "exclusiveMinimum": 2, "maximum": 2.5},
+                    "n": {"type": "integer", "minimum": -3, "exclusiveMaximum": -1},
+                    "big": {"type": "number", "maximum": 1e17},
+                    "open": {"type": "object", "properties": {"a": {"type": "integer"}}}
+                },
+                "additionalProperties": false
+            }),
             json!({}),
             json!(true),
             json!(false),

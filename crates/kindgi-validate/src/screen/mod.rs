@@ -378,6 +378,74 @@ mod tests {
     }
 
     #[test]
+    fn each_of_many_properties_is_checked_by_its_own_schema() {
+        // As many properties as a plan takes, names of every length, many
+        // sharing a head word: each one's value must be at most its index,
+        // so a key found at another property's schema fails some text.
+        let names: Vec<String> = (0..128)
+            .map(|i| match i % 4 {
+                0 => format!("p{i}"),
+                1 => format!("property{i}"),
+                2 => format!("propertyName{i}"),
+                _ => "x".repeat(i / 4 + 1),
+            })
+            .collect();
+        let properties: serde_json::Map<String, Value> = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| (name.clone(), json!({"type": "integer", "maximum": i})))
+            .collect();
+        let schema = json!({
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": false
+        });
+        let text = |values: &dyn Fn(usize) -> usize| {
+            let entries: Vec<String> = names
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(i, name)| format!("\"{name}\": {}", values(i)))
+                .collect();
+            format!("{{{}}}", entries.join(", "))
+        };
+        assert!(screen(&schema, &text(&|i| i)));
+        for (index, name) in names.iter().enumerate() {
+            let over = text(&|i| if i == index { i + 1 } else { i });
+            assert!(!screen(&schema, &over), "{name}");
+        }
+        for undeclared in ["p128", "property", "propertyName", "xx2", "", "P0"] {
+            let text = format!("{{\"{undeclared}\": 0}}");
+            assert!(!screen(&schema, &text), "{undeclared}");
+        }
+    }
+
+    #[test]
+    fn number_bounds_hold_to_the_last_float() {
+        let schema = json!({"type": "number", "exclusiveMinimum": 2, "maximum": 2.5});
+        for (text, passes) in [
+            ("2", false),
+            ("2.0", false),
+            ("2.0000000000000004", true),
+            ("2.25", true),
+            ("2.5", true),
+            ("2.5000000000000004", false),
+            ("3", false),
+        ] {
+            assert_eq!(screen(&schema, text), passes, "{text}");
+        }
+        let schema = json!({"type": "integer", "minimum": -3, "exclusiveMaximum": -1});
+        for (text, passes) in [("-4", false), ("-3", true), ("-2", true), ("-1", false)] {
+            assert_eq!(screen(&schema, text), passes, "{text}");
+        }
+        // Integers past 2^53 against a float bound: left to the full path.
+        let schema = json!({"type": "integer", "maximum": 1e17});
+        assert!(screen(&schema, "9007199254740992"));
+        assert!(!screen(&schema, "9007199254740993"));
+        assert!(!screen(&schema, "-9007199254740993"));
+    }
+
+    #[test]
     fn texts_a_tree_would_read_otherwise_do_not() {
         let schema = order();
         // A repeated key: the tree keeps the last one.

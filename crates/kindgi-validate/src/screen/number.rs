@@ -53,6 +53,19 @@ impl Num {
         }
     }
 
+    /// The number as an `f64` when that is exactly it: any float, and an
+    /// integer of at most 2^53 either way.
+    #[expect(clippy::cast_precision_loss, reason = "exact up to 2^53")]
+    pub(crate) fn exact_f64(self) -> Option<f64> {
+        const EXACT_INTEGER: u64 = 1 << 53;
+        match self {
+            Num::Unsigned(u) if u <= EXACT_INTEGER => Some(u as f64),
+            Num::Signed(i) if i.unsigned_abs() <= EXACT_INTEGER => Some(i as f64),
+            Num::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
     fn integer(self) -> Option<i128> {
         match self {
             Num::Unsigned(u) => Some(i128::from(u)),

@@ -97,6 +97,11 @@ pub(crate) struct Rules {
     /// `format`: `None` inside when the validator knows no check of its own
     /// for it here (the screen then gives up on a string).
     pub(crate) format: Option<Option<Format>>,
+    /// `minimum`, `maximum`, `exclusiveMinimum` and `exclusiveMaximum` as
+    /// one closed range of `f64`s, where each of them is an exact `f64`
+    /// (see [`Num::exact_f64`]); `None` where one isn't, or where there
+    /// are none.
+    pub(crate) range: Option<(f64, f64)>,
     pub(crate) minimum: Option<Num>,
     pub(crate) maximum: Option<Num>,
     pub(crate) exclusive_minimum: Option<Num>,
@@ -110,6 +115,12 @@ pub(crate) struct Rules {
     /// `properties`: a key is compared in full only with those it matches,
     /// and a name of up to eight bytes is matched by them alone.
     pub(crate) keys: Vec<(usize, u64)>,
+    /// The properties' indexes by the [`slot`] of their name, a power of
+    /// two of slots with at least one empty ([`EMPTY`]); a key is looked
+    /// up from its slot on until it is found or a slot is empty.
+    pub(crate) slots: Box<[u8]>,
+    /// `additionalProperties: false`: a key it doesn't declare is refused.
+    pub(crate) closed: bool,
     /// One bit a property, in the order of `properties`: set for those an
     /// object must hold (required, or filled with a default when missing).
     pub(crate) must_hold: u128,
@@ -129,6 +140,7 @@ impl Rules {
             min_length: None,
             max_length: None,
             format: None,
+            range: None,
             minimum: None,
             maximum: None,
             exclusive_minimum: None,
@@ -139,6 +151,8 @@ impl Rules {
             max_items: None,
             properties: Vec::new(),
             keys: Vec::new(),
+            slots: Box::new([]),
+            closed: false,
             must_hold: 0,
             additional: None,
             min_properties: None,
@@ -160,6 +174,73 @@ pub(crate) fn head(name: &str) -> u64 {
             .rev()
             .fold(0, |word, &byte| word << 8 | u64::from(byte)),
     }
+}
+
+/// A slot with no property in [`Rules::slots`].
+pub(crate) const EMPTY: u8 = u8::MAX;
+
+const _: () = assert!(
+    MAX_PROPERTIES < EMPTY as usize,
+    "a property's index fits a slot"
+);
+
+/// Where a name of `len` bytes whose [`head`] is `word` is looked up
+/// first in a table of `mask + 1` slots.
+#[inline]
+pub(crate) fn slot(len: usize, word: u64, mask: usize) -> usize {
+    let mixed = (word ^ len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    // The product's high bits depend on every bit of the name's.
+    (mixed >> 40) as usize & mask
+}
+
+/// The slot table of `keys` (see [`Rules::slots`]): twice as many slots as
+/// names, rounded up to a power of two, so that most keys are found at
+/// their first slot.
+fn slots(keys: &[(usize, u64)]) -> Box<[u8]> {
+    let size = (keys.len() * 2).next_power_of_two();
+    let mask = size - 1;
+    let mut slots = vec![EMPTY; size];
+    for (index, &(len, word)) in keys.iter().enumerate() {
+        let mut at = slot(len, word, mask);
+        while slots[at] != EMPTY {
+            at = (at + 1) & mask;
+        }
+        // Below `MAX_PROPERTIES`, checked when the properties were read.
+        slots[at] = u8::try_from(index).unwrap_or(EMPTY);
+    }
+    slots.into_boxed_slice()
+}
+
+/// The closed range of `f64`s a number within the bounds is in, when each
+/// bound is an exact `f64`: an exclusive bound moves to the next `f64`
+/// inward, so that "above 2" is "at least the float after 2".
+fn range(rules: &Rules) -> Option<(f64, f64)> {
+    let exact = |bound: Option<Num>| match bound {
+        None => Some(None),
+        Some(bound) => bound.exact_f64().map(Some),
+    };
+    if rules.minimum.is_none()
+        && rules.exclusive_minimum.is_none()
+        && rules.maximum.is_none()
+        && rules.exclusive_maximum.is_none()
+    {
+        return None;
+    }
+    let mut low = f64::NEG_INFINITY;
+    let mut high = f64::INFINITY;
+    if let Some(minimum) = exact(rules.minimum)? {
+        low = low.max(minimum);
+    }
+    if let Some(above) = exact(rules.exclusive_minimum)? {
+        low = low.max(above.next_up());
+    }
+    if let Some(maximum) = exact(rules.maximum)? {
+        high = high.min(maximum);
+    }
+    if let Some(below) = exact(rules.exclusive_maximum)? {
+        high = high.min(below.next_down());
+    }
+    Some((low, high))
 }
 
 /// A compiled schema.
@@ -314,7 +395,10 @@ impl<'s> Builder<'s> {
                     }
                 }
                 "required" => {}
-                "additionalProperties" => rules.additional = Some(self.node(value, "")?),
+                "additionalProperties" => {
+                    rules.closed = *value == Value::Bool(false);
+                    rules.additional = Some(self.node(value, "")?);
+                }
                 "minProperties" => rules.min_properties = Some(count(value)?),
                 "maxProperties" => rules.max_properties = Some(count(value)?),
                 _ => return None,
@@ -325,6 +409,8 @@ impl<'s> Builder<'s> {
             .iter()
             .map(|p| (p.name.len(), head(&p.name)))
             .collect();
+        rules.slots = slots(&rules.keys);
+        rules.range = range(&rules);
         rules.must_hold = rules
             .properties
             .iter()

@@ -10,7 +10,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 use serde_json::Value;
 
 use super::number::Num;
-use super::plan::{MAX_PROPERTIES, Node, NodeId, Plan, Rules, head, kind};
+use super::plan::{MAX_PROPERTIES, Node, NodeId, Plan, Rules, head, kind, slot};
 
 /// The most schemas one value may be checked against at once (through
 /// `$ref`s and branches); past it, the screen gives up.
@@ -104,6 +104,7 @@ impl<'p> Walk<'p> {
 
     /// The rules of every schema that applies to a value of `kind`, through
     /// `$ref`s and branches; `Stop` when one of them refuses the kind.
+    #[inline]
     fn applying(&self, kind: u8) -> Result<Applying<'p>, Stop> {
         // Most values have one schema, with nothing to follow.
         if self.schemas.len == 1
@@ -116,6 +117,13 @@ impl<'p> Walk<'p> {
             }
             return Ok(Applying::One([Some(rules)]));
         }
+        self.applying_followed(kind)
+    }
+
+    /// [`Walk::applying`] for a value with several schemas, or `$ref`s or
+    /// branches to follow.
+    #[inline(never)]
+    fn applying_followed(&self, kind: u8) -> Result<Applying<'p>, Stop> {
         let mut rules_found = [None; MAX_SCHEMAS];
         let mut found = 0;
         let mut pending = self.schemas;
@@ -191,18 +199,15 @@ impl<'p> Walk<'p> {
             Value::Number(e) => Some(Num::of(e)?.compare(n)? == Ordering::Equal),
             _ => Some(false),
         })?;
+        let exact = n.exact_f64();
         for rules in applying.iter() {
-            let at_least = |limit: Option<Num>, pass: fn(Ordering) -> bool| match limit {
-                None => Ok(()),
-                Some(limit) => match n.compare(limit) {
-                    Some(order) if pass(order) => Ok(()),
-                    _ => Err(Stop),
-                },
-            };
-            at_least(rules.minimum, Ordering::is_ge)?;
-            at_least(rules.maximum, Ordering::is_le)?;
-            at_least(rules.exclusive_minimum, Ordering::is_gt)?;
-            at_least(rules.exclusive_maximum, Ordering::is_lt)?;
+            if let (Some((low, high)), Some(x)) = (rules.range, exact) {
+                if !(low <= x && x <= high) {
+                    return Err(Stop);
+                }
+            } else {
+                number_bounds(rules, n)?;
+            }
             if let Some(divisor) = rules.multiple_of
                 && !crate::multiple_of::is_multiple(n.as_f64(), divisor)
             {
@@ -362,6 +367,9 @@ pub(super) struct MapCheck<'p, 'de> {
     seen: [u128; MAX_SCHEMAS],
     count: u64,
     undeclared: bool,
+    /// Whether the keys' order counts: it does unless a schema refuses
+    /// every key it doesn't declare.
+    tracks_order: bool,
     ascending: bool,
     previous: Option<Cow<'de, str>>,
 }
@@ -370,12 +378,15 @@ impl<'p, 'de> MapCheck<'p, 'de> {
     /// Starts checking an object under `walk`'s schemas.
     #[inline]
     pub(super) fn new(walk: Walk<'p>) -> Result<MapCheck<'p, 'de>, Stop> {
+        let applying = walk.applying(kind::OBJECT)?;
+        let tracks_order = !applying.iter().any(|rules| rules.closed);
         Ok(MapCheck {
             plan: walk.plan,
-            applying: walk.applying(kind::OBJECT)?,
+            applying,
             seen: [0; MAX_SCHEMAS],
             count: 0,
             undeclared: false,
+            tracks_order,
             ascending: true,
             previous: None,
         })
@@ -387,8 +398,9 @@ impl<'p, 'de> MapCheck<'p, 'de> {
         self.count += 1;
         let mut values = Schemas::NONE;
         let mut known = false;
-        for (rules, seen) in self.applying.iter().zip(self.seen.iter_mut()) {
-            match declared(rules, &key) {
+        let word = head(&key);
+        let mut one_rules = |rules: &'p Rules, seen: &mut u128| {
+            match declared(rules, &key, word) {
                 Some(index) => {
                     let bit = 1u128 << index;
                     if *seen & bit != 0 {
@@ -397,23 +409,35 @@ impl<'p, 'de> MapCheck<'p, 'de> {
                     }
                     *seen |= bit;
                     known = true;
-                    values.push(rules.properties[index].node)?;
+                    values.push(rules.properties[index].node)
                 }
-                None => {
-                    if let Some(id) = rules.additional {
-                        values.push(id)?;
-                    }
+                None => match rules.additional {
+                    Some(id) => values.push(id),
+                    None => Ok(()),
+                },
+            }
+        };
+        match &self.applying {
+            // Most objects have one schema.
+            Applying::One([Some(rules)]) => one_rules(rules, &mut self.seen[0])?,
+            applying => {
+                for (rules, seen) in applying.iter().zip(self.seen.iter_mut()) {
+                    one_rules(rules, seen)?;
                 }
             }
         }
         self.undeclared |= !known;
-        if self.ascending
-            && let Some(previous) = &self.previous
-            && !before(previous, &key)
-        {
-            self.ascending = false;
+        // An undeclared key is refused where the order doesn't count: an
+        // object read on has all its keys declared.
+        if self.tracks_order {
+            if self.ascending
+                && let Some(previous) = &self.previous
+                && !before(previous, &key)
+            {
+                self.ascending = false;
+            }
+            self.previous = Some(key);
         }
-        self.previous = Some(key);
         Ok(Walk {
             plan: self.plan,
             schemas: values,
@@ -445,6 +469,21 @@ impl<'p, 'de> MapCheck<'p, 'de> {
 
 const _: () = assert!(MAX_PROPERTIES <= 128, "one bit a property in a u128");
 
+/// `n` against `rules`' number bounds, compared exactly.
+fn number_bounds(rules: &Rules, n: Num) -> Result<(), Stop> {
+    let at_least = |limit: Option<Num>, pass: fn(Ordering) -> bool| match limit {
+        None => Ok(()),
+        Some(limit) => match n.compare(limit) {
+            Some(order) if pass(order) => Ok(()),
+            _ => Err(Stop),
+        },
+    };
+    at_least(rules.minimum, Ordering::is_ge)?;
+    at_least(rules.maximum, Ordering::is_le)?;
+    at_least(rules.exclusive_minimum, Ordering::is_gt)?;
+    at_least(rules.exclusive_maximum, Ordering::is_lt)
+}
+
 /// Whether `rules` can take a value of `kind` at all: its `type` allows
 /// it, and no `enum` (of scalars only) rules an array or object out.
 fn takes(rules: &Rules, kind: u8) -> bool {
@@ -452,19 +491,26 @@ fn takes(rules: &Rules, kind: u8) -> bool {
         && !(rules.enumeration.is_some() && kind & (kind::ARRAY | kind::OBJECT) != 0)
 }
 
-/// The index of `key` among the properties `rules` declares.
+/// The index of `key`, whose [`head`] is `word`, among the properties
+/// `rules` declares: looked up from its slot (see [`Rules::slots`]).
 #[inline]
-fn declared(rules: &Rules, key: &str) -> Option<usize> {
-    let word = head(key);
-    rules
-        .keys
-        .iter()
-        .zip(&rules.properties)
-        .position(|(&(len, head), p)| {
-            len == key.len()
-                && head == word
-                && (len <= 8 || p.name.as_bytes()[8..] == key.as_bytes()[8..])
-        })
+fn declared(rules: &Rules, key: &str, word: u64) -> Option<usize> {
+    let mask = rules.slots.len().wrapping_sub(1);
+    let mut at = slot(key.len(), word, mask);
+    // The table has an empty slot; bounded all the same.
+    for _ in 0..rules.slots.len() {
+        // `EMPTY` is past every index: no property, the key is undeclared.
+        let index = usize::from(*rules.slots.get(at)?);
+        let &(len, head) = rules.keys.get(index)?;
+        if len == key.len()
+            && head == word
+            && (len <= 8 || rules.properties[index].name.as_bytes()[8..] == key.as_bytes()[8..])
+        {
+            return Some(index);
+        }
+        at = (at + 1) & mask;
+    }
+    None
 }
 
 /// Whether `s`'s length in characters is surely within `min..=max` from
