@@ -9,10 +9,15 @@ use serde_json::{Map, Value};
 use super::number::Num;
 
 /// Index of a node in [`Plan::nodes`].
-pub(crate) type NodeId = u32;
+pub(crate) type NodeId = u16;
 
 /// The most nodes a plan holds; a larger schema has none.
 const MAX_NODES: usize = 4096;
+
+const _: () = assert!(
+    MAX_NODES <= NodeId::MAX as usize,
+    "a node's id fits a NodeId"
+);
 
 /// The most properties one object schema may declare (one bit each).
 pub(crate) const MAX_PROPERTIES: usize = 128;

@@ -40,7 +40,7 @@ pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
 #[derive(Clone, Copy)]
 struct Schemas {
     ids: [NodeId; MAX_SCHEMAS],
-    len: usize,
+    len: u8,
 }
 
 impl Schemas {
@@ -57,7 +57,7 @@ impl Schemas {
     }
 
     fn push(&mut self, id: NodeId) -> Result<(), Stop> {
-        let slot = self.ids.get_mut(self.len).ok_or(Stop)?;
+        let slot = self.ids.get_mut(usize::from(self.len)).ok_or(Stop)?;
         *slot = id;
         self.len += 1;
         Ok(())
@@ -130,7 +130,7 @@ impl<'p> Walk<'p> {
         let mut steps = 0;
         while pending.len > 0 {
             pending.len -= 1;
-            let id = pending.ids[pending.len];
+            let id = pending.ids[usize::from(pending.len)];
             steps += 1;
             if steps > 64 {
                 return Err(Stop);
