@@ -170,14 +170,20 @@ impl Rules {
 #[inline]
 pub(crate) fn head(name: &str) -> u64 {
     let bytes = name.as_bytes();
-    match bytes.first_chunk::<8>() {
-        Some(word) => u64::from_le_bytes(*word),
-        // Little-endian: the first byte lowest. No `memcpy` call for a
-        // few bytes.
-        None => bytes
-            .iter()
-            .rev()
-            .fold(0, |word, &byte| word << 8 | u64::from(byte)),
+    let len = bytes.len();
+    // Little-endian: the first byte lowest. A shorter name is read as two
+    // pieces that may overlap, each put at its place (where they overlap
+    // they hold the same bytes): no loop and no `memcpy` call.
+    let at = |byte: usize| u64::from(bytes[byte]) << (8 * byte);
+    if let Some(word) = bytes.first_chunk::<8>() {
+        u64::from_le_bytes(*word)
+    } else if let (Some(low), Some(high)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        u64::from(u32::from_le_bytes(*low))
+            | u64::from(u32::from_le_bytes(*high)) << (8 * (len - 4))
+    } else if len > 0 {
+        at(0) | at(len / 2) | at(len - 1)
+    } else {
+        0
     }
 }
 
@@ -276,7 +282,7 @@ impl Plan {
 
     pub(crate) fn node(&self, id: NodeId) -> &Node {
         // Ids are only made by the builder, below the length.
-        &self.nodes[id as usize]
+        &self.nodes[usize::from(id)]
     }
 }
 
@@ -613,5 +619,26 @@ fn mentions_any(schema: &Value, keywords: &[&str]) -> bool {
             .any(|(k, v)| keywords.contains(&k.as_str()) || mentions_any(v, keywords)),
         Value::Array(items) => items.iter().any(|v| mentions_any(v, keywords)),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_head_is_the_first_eight_bytes_zero_padded() {
+        let text = "abcdefghijkl\u{e9}\u{1f600}";
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                let Some(name) = text.get(start..end) else {
+                    continue;
+                };
+                let mut padded = [0u8; 8];
+                let len = name.len().min(8);
+                padded[..len].copy_from_slice(&name.as_bytes()[..len]);
+                assert_eq!(head(name), u64::from_le_bytes(padded), "{name:?}");
+            }
+        }
     }
 }

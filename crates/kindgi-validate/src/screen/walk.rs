@@ -399,30 +399,21 @@ impl<'p, 'de> MapCheck<'p, 'de> {
         let mut values = Schemas::NONE;
         let mut known = false;
         let word = head(&key);
-        let mut one_rules = |rules: &'p Rules, seen: &mut u128| {
-            match declared(rules, &key, word) {
-                Some(index) => {
-                    let bit = 1u128 << index;
-                    if *seen & bit != 0 {
-                        // A repeated key: its tree keeps the last value only.
-                        return Err(Stop);
-                    }
-                    *seen |= bit;
-                    known = true;
-                    values.push(rules.properties[index].node)
-                }
-                None => match rules.additional {
-                    Some(id) => values.push(id),
-                    None => Ok(()),
-                },
-            }
-        };
         match &self.applying {
             // Most objects have one schema.
-            Applying::One([Some(rules)]) => one_rules(rules, &mut self.seen[0])?,
+            Applying::One([Some(rules)]) => {
+                key_of(
+                    rules,
+                    &mut self.seen[0],
+                    &key,
+                    word,
+                    &mut values,
+                    &mut known,
+                )?;
+            }
             applying => {
                 for (rules, seen) in applying.iter().zip(self.seen.iter_mut()) {
-                    one_rules(rules, seen)?;
+                    key_of(rules, seen, &key, word, &mut values, &mut known)?;
                 }
             }
         }
@@ -489,6 +480,36 @@ fn number_bounds(rules: &Rules, n: Num) -> Result<(), Stop> {
 fn takes(rules: &Rules, kind: u8) -> bool {
     rules.kinds & kind != 0
         && !(rules.enumeration.is_some() && kind & (kind::ARRAY | kind::OBJECT) != 0)
+}
+
+/// `key` (whose [`head`] is `word`) in an object under `rules`, whose
+/// declared properties seen so far are `seen`: the schema its value must
+/// pass is pushed to `values`, and `known` set when `rules` declares it.
+#[inline(always)]
+fn key_of(
+    rules: &Rules,
+    seen: &mut u128,
+    key: &str,
+    word: u64,
+    values: &mut Schemas,
+    known: &mut bool,
+) -> Result<(), Stop> {
+    match declared(rules, key, word) {
+        Some(index) => {
+            let bit = 1u128 << index;
+            if *seen & bit != 0 {
+                // A repeated key: its tree keeps the last value only.
+                return Err(Stop);
+            }
+            *seen |= bit;
+            *known = true;
+            values.push(rules.properties[index].node)
+        }
+        None => match rules.additional {
+            Some(id) => values.push(id),
+            None => Ok(()),
+        },
+    }
 }
 
 /// The index of `key`, whose [`head`] is `word`, among the properties
