@@ -161,11 +161,15 @@ impl<'p> Walk<'p> {
         })
     }
 
+    /// Checks a scalar of `kind`: against every applying schema's `enum`
+    /// with `equals`, then its other keywords with `check`.
+    #[inline]
     fn scalar(
         &self,
         kind: u8,
         equals: impl Fn(&Value) -> Option<bool>,
-    ) -> Result<Applying<'p>, Stop> {
+        mut check: impl FnMut(&Rules) -> Result<(), Stop>,
+    ) -> Result<(), Stop> {
         let applying = self.applying(kind)?;
         for rules in applying.iter() {
             if let Some(values) = &rules.enumeration
@@ -173,19 +177,19 @@ impl<'p> Walk<'p> {
             {
                 return Err(Stop);
             }
+            check(rules)?;
         }
-        Ok(applying)
+        Ok(())
     }
 
     /// Checks a `null`.
     pub(super) fn null(self) -> Result<(), Stop> {
-        self.scalar(kind::NULL, |v| Some(v.is_null())).map(drop)
+        self.scalar(kind::NULL, |v| Some(v.is_null()), |_| Ok(()))
     }
 
     /// Checks a boolean.
     pub(super) fn boolean(self, b: bool) -> Result<(), Stop> {
-        self.scalar(kind::BOOLEAN, |v| Some(v.as_bool() == Some(b)))
-            .map(drop)
+        self.scalar(kind::BOOLEAN, |v| Some(v.as_bool() == Some(b)), |_| Ok(()))
     }
 
     /// Checks a number.
@@ -195,12 +199,12 @@ impl<'p> Walk<'p> {
         } else {
             kind::FRACTION
         };
-        let applying = self.scalar(kind, |v| match v {
+        let exact = n.exact_f64();
+        let equals = |v: &Value| match v {
             Value::Number(e) => Some(Num::of(e)?.compare(n)? == Ordering::Equal),
             _ => Some(false),
-        })?;
-        let exact = n.exact_f64();
-        for rules in applying.iter() {
+        };
+        self.scalar(kind, equals, |rules| {
             if let (Some((low, high)), Some(x)) = (rules.range, exact) {
                 if !(low <= x && x <= high) {
                     return Err(Stop);
@@ -208,20 +212,18 @@ impl<'p> Walk<'p> {
             } else {
                 number_bounds(rules, n)?;
             }
-            if let Some(divisor) = rules.multiple_of
-                && !crate::multiple_of::is_multiple(n.as_f64(), divisor)
-            {
-                return Err(Stop);
+            match rules.multiple_of {
+                Some(divisor) if !crate::multiple_of::is_multiple(n.as_f64(), divisor) => Err(Stop),
+                _ => Ok(()),
             }
-        }
-        Ok(())
+        })
     }
 
     /// Checks a string.
     pub(super) fn string(self, s: &str) -> Result<(), Stop> {
-        let applying = self.scalar(kind::STRING, |v| Some(v.as_str() == Some(s)))?;
         let mut length = None;
-        for rules in applying.iter() {
+        let equals = |v: &Value| Some(v.as_str() == Some(s));
+        self.scalar(kind::STRING, equals, |rules| {
             if (rules.min_length.is_some() || rules.max_length.is_some())
                 && !length_surely_within(s, rules.min_length, rules.max_length)
             {
@@ -233,12 +235,11 @@ impl<'p> Walk<'p> {
                 }
             }
             match rules.format {
-                None => {}
-                Some(Some(format)) if (format.0)(s) => {}
-                Some(_) => return Err(Stop),
+                None => Ok(()),
+                Some(Some(format)) if (format.0)(s) => Ok(()),
+                Some(_) => Err(Stop),
             }
-        }
-        Ok(())
+        })
     }
 }
 
