@@ -107,6 +107,54 @@ mod sse2 {
     }
 }
 
+/// The masks with AVX2, where the processor has it: thirty-two bytes
+/// compared at once, half the compares of SSE2's.
+#[cfg(target_arch = "x86_64")]
+pub(super) mod avx2 {
+    use std::arch::x86_64::{
+        __m256i, _mm256_cmpeq_epi8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set_epi64x,
+        _mm256_set1_epi8,
+    };
+
+    use super::{BLOCK, Masks};
+
+    /// The masks of `block`, as [`Masks::of`] gives them.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    pub(in super::super) fn masks(block: &[u8; BLOCK]) -> Masks {
+        let mut masks = Masks::default();
+        for (index, chunk) in block.as_chunks::<32>().0.iter().enumerate() {
+            let shift = index * 32;
+            let bytes = load(chunk);
+            let is = |byte: u8| _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(byte as i8));
+            let bits = |found: __m256i| u64::from(_mm256_movemask_epi8(found) as u32) << shift;
+            // `[` and `{`, `]` and `}` differ in one bit (0x20) only.
+            let lowered = _mm256_or_si256(bytes, _mm256_set1_epi8(0x20));
+            let is_lowered = |byte: u8| _mm256_cmpeq_epi8(lowered, _mm256_set1_epi8(byte as i8));
+            masks.quotes |= bits(is(b'"'));
+            masks.backslashes |= bits(is(b'\\'));
+            masks.opens |= bits(is_lowered(b'{'));
+            masks.closes |= bits(is_lowered(b'}'));
+            masks.commas |= bits(is(b','));
+            masks.colons |= bits(is(b':'));
+        }
+        masks
+    }
+
+    /// The thirty-two bytes of `chunk` in a register.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn load(chunk: &[u8; 32]) -> __m256i {
+        let word = |at: usize| {
+            chunk
+                .get(at..at + 8)
+                .and_then(<[u8]>::first_chunk::<8>)
+                .map_or(0, |bytes| i64::from_le_bytes(*bytes))
+        };
+        _mm256_set_epi64x(word(24), word(16), word(8), word(0))
+    }
+}
+
 /// The bytes of a block escaped by a backslash: each one just after a run
 /// of an odd number of `backslashes`. Right for backslashes inside strings
 /// (where a run starts, none is escaped before it); a run that reaches the
@@ -175,6 +223,13 @@ mod tests {
                 };
             }
             assert_eq!(Masks::of(&block), Masks::bytewise(&block), "{block:?}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the processor was just found to have AVX2.
+                #[allow(unsafe_code)]
+                let with_avx2 = unsafe { avx2::masks(&block) };
+                assert_eq!(with_avx2, Masks::bytewise(&block), "{block:?}");
+            }
         }
     }
 
