@@ -1,7 +1,8 @@
 //! The bytes of a 64-byte block that the scan ([`super`]) follows, as one
 //! bit a byte: quotes, backslashes, brackets, commas and colons (with SSE2
-//! compares on x86-64, byte by byte elsewhere), the bytes backslashes
-//! escape, and the strings its quotes open and close.
+//! compares on x86-64, AVX2 ones where the processor has it, byte by byte
+//! elsewhere), the bytes backslashes escape, and the strings its quotes
+//! open and close.
 
 /// The bytes [`super::Scan::block`] counts at once.
 pub(super) const BLOCK: usize = 64;
