@@ -380,7 +380,10 @@ impl<'p, 'de> MapCheck<'p, 'de> {
     #[inline]
     pub(super) fn new(walk: Walk<'p>) -> Result<MapCheck<'p, 'de>, Stop> {
         let applying = walk.applying(kind::OBJECT)?;
-        let tracks_order = !applying.iter().any(|rules| rules.closed);
+        let tracks_order = match &applying {
+            Applying::One([Some(rules)]) => !rules.closed,
+            applying => !applying.iter().any(|rules| rules.closed),
+        };
         Ok(MapCheck {
             plan: walk.plan,
             applying,
@@ -445,17 +448,20 @@ impl<'p, 'de> MapCheck<'p, 'de> {
         if self.undeclared && !self.ascending {
             return Err(Stop);
         }
-        for (rules, seen) in self.applying.iter().zip(self.seen.iter()) {
-            if seen & rules.must_hold != rules.must_hold {
-                return Err(Stop);
-            }
-            if rules.min_properties.is_some_and(|min| self.count < min)
-                || rules.max_properties.is_some_and(|max| self.count > max)
-            {
-                return Err(Stop);
-            }
-        }
-        Ok(())
+        let holds = |rules: &Rules, seen: u128| {
+            seen & rules.must_hold == rules.must_hold
+                && rules.min_properties.is_none_or(|min| self.count >= min)
+                && rules.max_properties.is_none_or(|max| self.count <= max)
+        };
+        let held = match &self.applying {
+            // Most objects have one schema.
+            Applying::One([Some(rules)]) => holds(rules, self.seen[0]),
+            applying => applying
+                .iter()
+                .zip(self.seen)
+                .all(|(rules, seen)| holds(rules, seen)),
+        };
+        if held { Ok(()) } else { Err(Stop) }
     }
 }
 
