@@ -54,6 +54,33 @@ impl Masks {
     }
 }
 
+/// The body of a block's masks compared `$lanes` bytes at a time, with
+/// one width's instructions: its load, byte compare, or, broadcast and
+/// byte mask (`$mask` bits wide). Expanded inside a function compiled with
+/// that width's target feature.
+#[cfg(target_arch = "x86_64")]
+macro_rules! masks_by_lanes {
+    ($block:expr, $lanes:literal, $load:ident, $cmpeq:ident, $or:ident, $set1:ident, $movemask:ident, $mask:ty) => {{
+        let mut masks = Masks::default();
+        for (index, chunk) in $block.as_chunks::<$lanes>().0.iter().enumerate() {
+            let shift = index * $lanes;
+            let bytes = $load(chunk);
+            let is = |byte: u8| $cmpeq(bytes, $set1(byte as i8));
+            // `[` and `{`, `]` and `}` differ in one bit (0x20) only.
+            let lowered = $or(bytes, $set1(0x20));
+            let is_lowered = |byte: u8| $cmpeq(lowered, $set1(byte as i8));
+            let bits = |found| u64::from($movemask(found) as $mask) << shift;
+            masks.quotes |= bits(is(b'"'));
+            masks.backslashes |= bits(is(b'\\'));
+            masks.opens |= bits(is_lowered(b'{'));
+            masks.closes |= bits(is_lowered(b'}'));
+            masks.commas |= bits(is(b','));
+            masks.colons |= bits(is(b':'));
+        }
+        masks
+    }};
+}
+
 /// The masks with SSE2, which every x86-64 processor has: sixteen bytes
 /// compared at once.
 #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
@@ -77,23 +104,16 @@ mod sse2 {
 
     #[target_feature(enable = "sse2")]
     fn chunk_masks(block: &[u8; BLOCK]) -> Masks {
-        let mut masks = Masks::default();
-        for (index, chunk) in block.as_chunks::<16>().0.iter().enumerate() {
-            let shift = index * 16;
-            let bytes = load(chunk);
-            let is = |byte: u8| _mm_cmpeq_epi8(bytes, _mm_set1_epi8(byte as i8));
-            let bits = |found: __m128i| u64::from(_mm_movemask_epi8(found) as u16) << shift;
-            // `[` and `{`, `]` and `}` differ in one bit (0x20) only.
-            let lowered = _mm_or_si128(bytes, _mm_set1_epi8(0x20));
-            let is_lowered = |byte: u8| _mm_cmpeq_epi8(lowered, _mm_set1_epi8(byte as i8));
-            masks.quotes |= bits(is(b'"'));
-            masks.backslashes |= bits(is(b'\\'));
-            masks.opens |= bits(is_lowered(b'{'));
-            masks.closes |= bits(is_lowered(b'}'));
-            masks.commas |= bits(is(b','));
-            masks.colons |= bits(is(b':'));
-        }
-        masks
+        masks_by_lanes!(
+            block,
+            16,
+            load,
+            _mm_cmpeq_epi8,
+            _mm_or_si128,
+            _mm_set1_epi8,
+            _mm_movemask_epi8,
+            u16
+        )
     }
 
     /// The sixteen bytes of `chunk` in a register (one unaligned load).
@@ -123,23 +143,16 @@ pub(super) mod avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     pub(in super::super) fn masks(block: &[u8; BLOCK]) -> Masks {
-        let mut masks = Masks::default();
-        for (index, chunk) in block.as_chunks::<32>().0.iter().enumerate() {
-            let shift = index * 32;
-            let bytes = load(chunk);
-            let is = |byte: u8| _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(byte as i8));
-            let bits = |found: __m256i| u64::from(_mm256_movemask_epi8(found) as u32) << shift;
-            // `[` and `{`, `]` and `}` differ in one bit (0x20) only.
-            let lowered = _mm256_or_si256(bytes, _mm256_set1_epi8(0x20));
-            let is_lowered = |byte: u8| _mm256_cmpeq_epi8(lowered, _mm256_set1_epi8(byte as i8));
-            masks.quotes |= bits(is(b'"'));
-            masks.backslashes |= bits(is(b'\\'));
-            masks.opens |= bits(is_lowered(b'{'));
-            masks.closes |= bits(is_lowered(b'}'));
-            masks.commas |= bits(is(b','));
-            masks.colons |= bits(is(b':'));
-        }
-        masks
+        masks_by_lanes!(
+            block,
+            32,
+            load,
+            _mm256_cmpeq_epi8,
+            _mm256_or_si256,
+            _mm256_set1_epi8,
+            _mm256_movemask_epi8,
+            u32
+        )
     }
 
     /// The thirty-two bytes of `chunk` in a register.
