@@ -124,7 +124,8 @@ pub(crate) struct Rules {
     /// two of slots with at least one empty ([`EMPTY`]); a key is looked
     /// up from its slot on until it is found or a slot is empty.
     pub(crate) slots: Box<[u8]>,
-    /// `additionalProperties: false`: a key it doesn't declare is refused.
+    /// `additionalProperties` is a schema nothing passes (`false`): a key
+    /// it doesn't declare is refused.
     pub(crate) closed: bool,
     /// One bit a property, in the order of `properties`: set for those an
     /// object must hold (required, or filled with a default when missing).
@@ -407,8 +408,9 @@ impl<'s> Builder<'s> {
                 }
                 "required" => {}
                 "additionalProperties" => {
-                    rules.closed = *value == Value::Bool(false);
-                    rules.additional = Some(self.node(value, "")?);
+                    let id = self.node(value, "")?;
+                    rules.closed = matches!(self.nodes[usize::from(id)], Node::Never);
+                    rules.additional = Some(id);
                 }
                 "minProperties" => rules.min_properties = Some(count(value)?),
                 "maxProperties" => rules.max_properties = Some(count(value)?),

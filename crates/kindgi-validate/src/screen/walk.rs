@@ -64,7 +64,11 @@ impl Schemas {
     }
 }
 
-/// The rules that apply to a value of a known kind.
+/// The rules that apply to a value of a known kind. Where a check runs
+/// for every key or object (`MapCheck`), its one-schema case is matched
+/// at the site, not through a shared helper taking a closure: measured,
+/// such a helper kept the closure out of line (up to 3 M more
+/// instructions for the 1 MiB bulk read).
 enum Applying<'p> {
     /// One schema's, as for most values: made without filling the room
     /// for [`MAX_SCHEMAS`].
