@@ -9,16 +9,13 @@
 //! checked path then finds the contract's error. The two paths agreeing is
 //! tested below and by the `parse_request` fuzz target.
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
 use std::ops::Range;
 
-use serde::{Deserialize, Deserializer};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
-use crate::{CallContext, Connection, ToolFilesGrant, WaitToken};
-use crate::{CheckInvoke, CheckRef, LazyInvoke, Request, ToolInvoke, ToolRef};
+use crate::envelope::{self, Message};
+use crate::{CallContext, CheckInvoke, CheckRef, LazyInvoke, Request, ToolInvoke, ToolRef};
 
 /// `body` as text, checked once here: read from a `&str`, serde_json
 /// checks no string's UTF-8 again. `None` (the checked path) for a body
@@ -30,7 +27,7 @@ fn text_of(body: &[u8]) -> Option<&str> {
 /// Reads `body` when it is a well-formed request; `None` when the checked
 /// path must look at it.
 pub(crate) fn parse(body: &[u8]) -> Option<Request> {
-    let message: Message<Value> = serde_json::from_str(text_of(body)?).ok()?;
+    let message: Message<Value> = envelope::read(text_of(body)?)?;
     if message.v != 2.0 {
         return None;
     }
@@ -38,7 +35,7 @@ pub(crate) fn parse(body: &[u8]) -> Option<Request> {
         "invoke" => {
             let tool = message.tool?;
             let ctx = message.ctx?;
-            if tool.id.is_empty() || !ctx.settings_are_objects() {
+            if tool.id.is_empty() {
                 return None;
             }
             Some(Request::Invoke(ToolInvoke {
@@ -47,7 +44,7 @@ pub(crate) fn parse(body: &[u8]) -> Option<Request> {
                     version: tool.version,
                 },
                 input: message.input.unwrap_or(Value::Null),
-                ctx: ctx.into_context(),
+                ctx,
             }))
         }
         "check-invoke" => {
@@ -68,7 +65,7 @@ pub(crate) fn parse(body: &[u8]) -> Option<Request> {
 /// Reads `body` when it is a well-formed invoke, leaving its input as the
 /// JSON text it is in `body`; see [`crate::parse_invoke_lazily`].
 pub(crate) fn parse_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
-    let message: Message<&RawValue> = serde_json::from_str(text_of(body)?).ok()?;
+    let message: Message<&RawValue> = envelope::read(text_of(body)?)?;
     let (tool, input, ctx) = invoke_parts(message)?;
     Some(LazyInvoke {
         tool,
@@ -88,7 +85,7 @@ pub(crate) fn parse_around(body: &[u8], input: Range<usize>) -> Option<LazyInvok
     let text = text_of(body)?;
     let input_text = text.get(input.clone())?;
     let around = [text.get(..input.start)?, "0", text.get(input.end..)?].concat();
-    let message: Message<&RawValue> = serde_json::from_str(&around).ok()?;
+    let message: Message<&RawValue> = envelope::read(&around)?;
     let (tool, placeholder, ctx) = invoke_parts(message)?;
     (placeholder.map(RawValue::get) == Some("0")).then_some(LazyInvoke {
         tool,
@@ -105,108 +102,14 @@ fn invoke_parts<I>(message: Message<'_, I>) -> Option<(ToolRef, Option<I>, CallC
     }
     let tool = message.tool?;
     let ctx = message.ctx?;
-    if tool.id.is_empty() || !ctx.settings_are_objects() {
+    if tool.id.is_empty() {
         return None;
     }
     let tool = ToolRef {
         id: tool.id,
         version: tool.version,
     };
-    Some((tool, message.input, ctx.into_context()))
-}
-
-/// Deserializes a present field as `T` itself: `null` is refused, where
-/// `Option<T>` would read it as absent.
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<T>, D::Error> {
-    T::deserialize(d).map(Some)
-}
-
-/// Every field of either kind of request; unknown fields are skipped, as
-/// the checked path does. `I` is how the input is read.
-#[derive(Deserialize)]
-#[serde(bound(deserialize = "I: Deserialize<'de>"))]
-struct Message<'a, I> {
-    v: f64,
-    /// Borrowed from the text (no allocation) unless written with escapes.
-    #[serde(borrow)]
-    kind: Cow<'a, str>,
-    #[serde(default, deserialize_with = "present")]
-    tool: Option<Named>,
-    #[serde(default, deserialize_with = "present")]
-    check: Option<Named>,
-    // `null` is a tool's input or a check's trace like any other JSON.
-    #[serde(default, deserialize_with = "present")]
-    input: Option<I>,
-    #[serde(default, deserialize_with = "present")]
-    trace: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    config: Option<Map<String, Value>>,
-    #[serde(default, deserialize_with = "present")]
-    ctx: Option<Context>,
-}
-
-/// `tool` or `check`: an id, and a tool's version.
-#[derive(Deserialize)]
-struct Named {
-    id: String,
-    #[serde(default, deserialize_with = "present")]
-    version: Option<String>,
-}
-
-/// `ctx`, field for field as [`CallContext`], with `null` refused.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Context {
-    tenant_id: String,
-    run_id: String,
-    #[serde(default, deserialize_with = "present")]
-    project_id: Option<String>,
-    #[serde(default, deserialize_with = "present")]
-    org_id: Option<String>,
-    #[serde(default, deserialize_with = "present")]
-    request_id: Option<String>,
-    #[serde(default, deserialize_with = "present")]
-    idempotency_key: Option<String>,
-    #[serde(default, deserialize_with = "present")]
-    env: Option<BTreeMap<String, String>>,
-    #[serde(default, deserialize_with = "present")]
-    secrets: Option<Map<String, Value>>,
-    #[serde(default, deserialize_with = "present")]
-    connections: Option<BTreeMap<String, Connection>>,
-    #[serde(default, deserialize_with = "present")]
-    config: Option<Map<String, Value>>,
-    #[serde(default, deserialize_with = "present")]
-    settings: Option<Map<String, Value>>,
-    #[serde(default, deserialize_with = "present")]
-    wait_token: Option<WaitToken>,
-    #[serde(default, deserialize_with = "present")]
-    tool_files: Option<ToolFilesGrant>,
-}
-
-impl Context {
-    fn settings_are_objects(&self) -> bool {
-        self.settings
-            .as_ref()
-            .is_none_or(|settings| settings.values().all(Value::is_object))
-    }
-
-    fn into_context(self) -> CallContext {
-        CallContext {
-            tenant_id: self.tenant_id,
-            run_id: self.run_id,
-            project_id: self.project_id,
-            org_id: self.org_id,
-            request_id: self.request_id,
-            idempotency_key: self.idempotency_key,
-            env: self.env,
-            secrets: self.secrets,
-            connections: self.connections,
-            config: self.config,
-            settings: self.settings,
-            wait_token: self.wait_token,
-            tool_files: self.tool_files,
-        }
-    }
+    Some((tool, message.input, ctx))
 }
 
 #[cfg(test)]
@@ -348,6 +251,11 @@ mod tests {
             r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":null}"#,
             r#"{"v":2,"kind":"check-invoke","check":{"id":"c"}}"#,
             r#"{"v":2,"kind":"check-invoke","check":null,"config":{}}"#,
+            // A struct of serde's reads from an array too; the protocol's
+            // objects are objects.
+            r#"{"v":2,"kind":"invoke","tool":["x"],"ctx":{"tenantId":"t","runId":"r"}}"#,
+            r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":["t","r"]}"#,
+            r#"[2,"invoke",{"id":"x"},{"id":"c"},1,2,{},{"tenantId":"t","runId":"r"}]"#,
         ];
         for body in bodies {
             assert!(agrees(body).is_none(), "{body}");

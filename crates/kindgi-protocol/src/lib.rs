@@ -9,6 +9,7 @@ mod macros;
 pub mod canonical;
 mod context;
 pub mod env_filter;
+mod envelope;
 mod fast_request;
 mod file;
 pub mod file_name;
