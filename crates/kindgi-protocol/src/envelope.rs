@@ -84,6 +84,21 @@ fn fill<T>(field: &mut Option<T>, value: T) -> Option<()> {
     Some(())
 }
 
+/// The bytes that end a string's text written without escapes: its
+/// closing quote, an escape, or a control character (which JSON refuses
+/// raw; serde_json then says so).
+const ENDS_PLAIN_TEXT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 0x20 {
+        table[byte] = true;
+        byte += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
 /// Where the reader is in the text.
 struct Cursor<'a> {
     text: &'a str,
@@ -139,15 +154,19 @@ impl<'a> Cursor<'a> {
         if self.peek()? != b'"' {
             return None;
         }
+        let bytes = self.text.as_bytes();
         let start = self.at + 1;
-        let rest = self.text.as_bytes().get(start..)?;
-        let len = rest
-            .iter()
-            .position(|&byte| byte == b'"' || byte == b'\\' || byte < 0x20)?;
-        if rest.get(len) == Some(&b'"') {
-            self.at = start + len + 1;
+        let mut end = start;
+        while let Some(&byte) = bytes.get(end) {
+            if ENDS_PLAIN_TEXT[usize::from(byte)] {
+                break;
+            }
+            end += 1;
+        }
+        if bytes.get(end) == Some(&b'"') {
+            self.at = end + 1;
             // The quotes are ASCII: the text between them is whole characters.
-            return self.text.get(start..start + len).map(Cow::Borrowed);
+            return self.text.get(start..end).map(Cow::Borrowed);
         }
         self.value::<String>().map(Cow::Owned)
     }
