@@ -2,9 +2,11 @@
 //! ([`crate::fast_request`]): the message, its `tool` or `check` and its
 //! `ctx` are gone through key by key, and every other value — the input,
 //! the trace, a map of the context — is read by serde_json straight into
-//! its type where it starts. A small invoke is mostly envelope: read this
-//! way, it costs a fraction of what a derived `Deserialize` of every field
-//! did (its field matching, its optional wrappers, its moves).
+//! its type where it starts. A small invoke is mostly envelope, and read
+//! this way it costs a fraction of a derived `Deserialize` of every field
+//! (its field matching, its optional wrappers, its moves). It is also
+//! stricter where the protocol is: serde's derived reading would take a
+//! struct from an array of its fields.
 //!
 //! It reads only objects where the protocol has objects, a key at most
 //! once where it names a field, and `null` for no field: anything else is
