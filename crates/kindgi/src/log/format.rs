@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use super::record::{CallFacts, Ids, Level, Record};
+use super::record::{CallFacts, CallPack, Ids, Level, Record};
 
 impl Record {
     /// The record as a JSON line, on its own.
@@ -301,11 +301,24 @@ impl CallFacts<'_> {
         raw_str_contents(out, self.outcome);
         out.extend_from_slice(br#"","durationMs":"#);
         out.extend_from_slice(ms.as_bytes());
-        out.extend_from_slice(br#","packId":"#);
-        json_str(out, self.pack_id);
-        out.extend_from_slice(br#","artifactVersion":"#);
-        json_str(out, self.artifact_version);
+        out.extend_from_slice(&self.pack.json_fields);
         line_end(out);
+    }
+}
+
+impl CallPack {
+    /// The pack `pack_id` at `artifact_version`, as `call` records name it.
+    pub(crate) fn new(pack_id: &str, artifact_version: &str) -> Self {
+        let mut json_fields = Vec::new();
+        json_fields.extend_from_slice(br#","packId":"#);
+        json_str(&mut json_fields, pack_id);
+        json_fields.extend_from_slice(br#","artifactVersion":"#);
+        json_str(&mut json_fields, artifact_version);
+        Self {
+            pack_id: pack_id.to_owned(),
+            artifact_version: artifact_version.to_owned(),
+            json_fields: json_fields.into_boxed_slice(),
+        }
     }
 }
 
@@ -347,8 +360,7 @@ mod tests {
                 outcome,
                 duration_ms: 12,
                 ids: ids.clone(),
-                pack_id: "p",
-                artifact_version: "2026.1\u{7f}é",
+                pack: &CallPack::new("p", "2026.1\u{7f}é"),
             };
             let fast = call.json_line("2026-01-01T00:00:00.000Z");
             let slow = call.into_record().json_line("2026-01-01T00:00:00.000Z");
@@ -445,8 +457,7 @@ mod tests {
                 run_id: Some(FORGED),
                 ..Ids::default()
             },
-            pack_id: "p",
-            artifact_version: "1",
+            pack: &CallPack::new("p", "1"),
         };
         let fast = String::from_utf8(call.json_line("2026-01-01T00:00:00.000Z")).expect("UTF-8");
         no_raw_control(&fast);

@@ -8,5 +8,7 @@ mod format;
 mod record;
 mod writer;
 
-pub(crate) use record::{CallFacts, Ids, Level, Record, TransportIds, call_ids, is_head_or_id_key};
+pub(crate) use record::{
+    CallFacts, CallPack, Ids, Level, Record, TransportIds, call_ids, is_head_or_id_key,
+};
 pub(crate) use writer::Logger;

@@ -211,8 +211,18 @@ pub(crate) struct CallFacts<'a> {
     pub(crate) outcome: &'static str,
     pub(crate) duration_ms: u64,
     pub(crate) ids: Ids<&'a str>,
-    pub(crate) pack_id: &'a str,
-    pub(crate) artifact_version: &'a str,
+    pub(crate) pack: &'a CallPack,
+}
+
+/// The pack every `call` record names: its id and artifact version, and
+/// the two as the JSON line's last fields, written once
+/// ([`CallPack::new`]) rather than escaped again for every call.
+#[derive(Debug)]
+pub(crate) struct CallPack {
+    pub(super) pack_id: String,
+    pub(super) artifact_version: String,
+    /// `,"packId":…,"artifactVersion":…`.
+    pub(super) json_fields: Box<[u8]>,
 }
 
 impl CallFacts<'_> {
@@ -239,8 +249,8 @@ impl CallFacts<'_> {
         .field("target", self.target)
         .field("outcome", self.outcome)
         .field("durationMs", self.duration_ms)
-        .field("packId", self.pack_id)
-        .field("artifactVersion", self.artifact_version)
+        .field("packId", self.pack.pack_id.as_str())
+        .field("artifactVersion", self.pack.artifact_version.as_str())
     }
 }
 

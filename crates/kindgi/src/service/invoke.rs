@@ -184,8 +184,7 @@ impl Drop for CallRecord<'_> {
             outcome,
             duration_ms: self.started.elapsed().as_millis() as u64,
             ids,
-            pack_id: &self.state.index.pack_id,
-            artifact_version: &self.state.index.artifact_version,
+            pack: &self.state.call_pack,
         });
     }
 }

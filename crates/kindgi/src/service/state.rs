@@ -17,7 +17,7 @@ use super::admission::Admission;
 use super::drain::Drain;
 use crate::authoring::check::Evaluate;
 use crate::authoring::tool::Handler;
-use crate::log::Logger;
+use crate::log::{CallPack, Logger};
 
 /// A tool ready to run: its entry, handler and compiled schemas.
 pub(crate) struct ToolRuntime {
@@ -41,6 +41,8 @@ pub(crate) struct Invoker {
     pub(crate) tools: HashMap<String, Arc<ToolRuntime>>,
     pub(crate) checks: HashMap<String, Arc<CheckRuntime>>,
     pub(crate) logger: Arc<Logger>,
+    /// The pack as its `call` records name it.
+    pub(crate) call_pack: CallPack,
     /// Slots of blocking handlers running, their calls ended or not
     /// ([`super::invoke::MAX_BLOCKING_HANDLERS`]).
     pub(crate) blocking: Arc<Semaphore>,
@@ -63,6 +65,7 @@ impl Invoker {
         window_closed: CancellationToken,
     ) -> Self {
         Self {
+            call_pack: CallPack::new(&index.pack_id, &index.artifact_version),
             index,
             tools,
             checks,
