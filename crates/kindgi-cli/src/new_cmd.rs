@@ -194,7 +194,11 @@ mod tests {
             parsed["profile"]["release"]["codegen-units"].as_integer(),
             Some(1)
         );
-        let main = fill(FILES[1].1, "acme-desk", "");
+        let main = FILES
+            .iter()
+            .find(|(file, _)| *file == "src/main.rs")
+            .map(|(_, template)| fill(template, "acme-desk", ""))
+            .expect("a main.rs template");
         assert!(main.contains("acme_desk::pack().run()"), "{main}");
         for (file, template) in FILES {
             assert!(!fill(template, "a", "k").contains("{{"), "{file}");
