@@ -10,16 +10,13 @@ use std::path::Path;
 
 fn main() {
     println!("cargo::rerun-if-changed=layout/boot.ld");
-    let linux = env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
-    let Ok(crate_dir) = env::var("CARGO_MANIFEST_DIR") else {
+    if !env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux") {
         return;
-    };
+    }
+    let crate_dir = env::var("CARGO_MANIFEST_DIR").unwrap_or_default();
     let script = Path::new(&crate_dir).join("layout").join("boot.ld");
     // A comma would split the linker argument `-Wl,-T,PATH`.
-    match script.to_str() {
-        Some(path) if linux && !path.contains(',') => {
-            println!("cargo::metadata=boot_layout={path}");
-        }
-        _ => {}
+    if let Some(path) = script.to_str().filter(|path| !path.contains(',')) {
+        println!("cargo::metadata=boot_layout={path}");
     }
 }

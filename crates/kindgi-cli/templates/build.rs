@@ -1,6 +1,6 @@
 //! Links the release build of the pack service with kindgi's boot layout
 //! (on Linux): the code it runs as it starts and answers its first call,
-//! laid together in the binary, so that an idle service keeps about 3 MB
+//! laid together in the binary, so that an idle service keeps 2–3 MB
 //! less of its code in memory. Only where code lies changes, never what it
 //! does. Delete this file to link without it (a linker that takes no
 //! linker scripts, such as mold, needs that).
