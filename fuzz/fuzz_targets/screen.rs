@@ -4,7 +4,9 @@
 //! fill and no repeated key — the full path would have run the call with
 //! the very same input. `Validator::deserialize_passing` of a type that
 //! skips every value, or takes every value, passes exactly the texts the
-//! screen passes. Never a panic or a hang.
+//! screen passes. The issues `Validator::issues_from_text` finds from a
+//! text are exactly those the full path gives for its tree, filled. Never
+//! a panic or a hang.
 
 #![no_main]
 
@@ -146,7 +148,19 @@ fn reads<T: DeserializeOwned>(validator: &Validator, text: &[u8]) -> bool {
         && reader.end().is_ok()
 }
 
+/// A text whose issues are found from the text has those issues on the
+/// full path.
+fn lone(validator: &Validator, text: &[u8]) {
+    let Some(issues) = validator.issues_from_text(text) else {
+        return;
+    };
+    let mut tree: Value = serde_json::from_slice(text).expect("a text answered from its text parses");
+    validator.fill_defaults(&mut tree);
+    assert_eq!(validator.validate(&tree), Err(issues), "the issues found from the text");
+}
+
 fn check(validator: &Validator, text: &[u8]) {
+    lone(validator, text);
     let passed = validator.accepts_text(text);
     assert_eq!(reads::<IgnoredAny>(validator, text), passed, "skipping every value");
     assert_eq!(reads::<Value>(validator, text), passed, "taking every value");

@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 use crate::js;
 use crate::order::LAST;
 use crate::refs::Refs;
+use crate::screen::{Failure, Lone};
 use crate::trail::{self, Trail, WrapperKind};
 use crate::unique;
 
@@ -41,14 +42,30 @@ fn params<const N: usize>(entries: [(&str, Value); N]) -> Map<String, Value> {
 /// The keyword of a size error (`minLength` … `maxProperties`), whether
 /// its limit is a floor (`fewer`) or a ceiling (`more`), and what it counts.
 fn size_keyword(kind: &ValidationErrorKind) -> (&'static str, &'static str, &'static str) {
-    match kind {
-        ValidationErrorKind::MinLength { .. } => ("minLength", "fewer", "characters"),
-        ValidationErrorKind::MaxLength { .. } => ("maxLength", "more", "characters"),
-        ValidationErrorKind::MinItems { .. } => ("minItems", "fewer", "items"),
-        ValidationErrorKind::MaxItems { .. } => ("maxItems", "more", "items"),
-        ValidationErrorKind::MinProperties { .. } => ("minProperties", "fewer", "properties"),
-        _ => ("maxProperties", "more", "properties"),
-    }
+    let keyword = match kind {
+        ValidationErrorKind::MinLength { .. } => "minLength",
+        ValidationErrorKind::MaxLength { .. } => "maxLength",
+        ValidationErrorKind::MinItems { .. } => "minItems",
+        ValidationErrorKind::MaxItems { .. } => "maxItems",
+        ValidationErrorKind::MinProperties { .. } => "minProperties",
+        _ => "maxProperties",
+    };
+    let (bound, unit) = size_words(keyword).unwrap_or(("more", "properties"));
+    (keyword, bound, unit)
+}
+
+/// Whether a size keyword's limit is a floor (`fewer`) or a ceiling
+/// (`more`), and what it counts; `None` for other keywords.
+fn size_words(keyword: &str) -> Option<(&'static str, &'static str)> {
+    Some(match keyword {
+        "minLength" => ("fewer", "characters"),
+        "maxLength" => ("more", "characters"),
+        "minItems" => ("fewer", "items"),
+        "maxItems" => ("more", "items"),
+        "minProperties" => ("fewer", "properties"),
+        "maxProperties" => ("more", "properties"),
+        _ => return None,
+    })
 }
 
 /// Ajv's `passingSchemas` of a `oneOf` that failed, from the errors of each
@@ -158,6 +175,85 @@ impl<'s, 'i> Collector<'s, 'i> {
         }
     }
 
+    /// Adds the issue of an instance's one error, found from its text
+    /// ([`crate::screen::Lone`]) rather than reported by the crate; `false`
+    /// when the schema can't be followed to it.
+    pub(crate) fn add_lone(&mut self, lone: &Lone) -> bool {
+        let trail = trail::walk(
+            self.root,
+            self.refs,
+            self.instance,
+            &lone.evaluation_path,
+            &lone.instance_path,
+            None,
+        );
+        let keyword = lone.failure.keyword();
+        if !trail.complete
+            || !trail.wrappers.is_empty()
+            || trail.keyword.as_deref() != Some(keyword)
+        {
+            return false;
+        }
+        let Some(value) = trail.sibling(keyword) else {
+            return false;
+        };
+        let instance_path = lone.instance_path.as_str();
+        let schema_path = trail.schema_path();
+        let key = trail.key.clone();
+        match (&lone.failure, keyword) {
+            (Failure::Required(name), _) => {
+                self.required(&trail, instance_path, schema_path, name);
+            }
+            (Failure::Additional(name), _) => self.push(
+                key,
+                instance_path,
+                schema_path,
+                keyword,
+                params([("additionalProperty", json!(name))]),
+                "must NOT have additional properties".to_owned(),
+            ),
+            (_, "type") if value.is_string() || value.is_array() => {
+                self.type_issue(
+                    key,
+                    instance_path,
+                    schema_path,
+                    &js::display(value),
+                    value.clone(),
+                );
+            }
+            (_, "enum") => self.enumeration(key, instance_path, schema_path, value),
+            (_, "const") => self.constant(key, instance_path, schema_path, value),
+            (_, "format") => match value.as_str() {
+                Some(format) => self.format(key, instance_path, schema_path, format),
+                None => return false,
+            },
+            (_, "multipleOf") => {
+                self.multiple_of(key, instance_path, schema_path, js::normalize(value));
+            }
+            (_, "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum") => {
+                let comparison = match keyword {
+                    "minimum" => ">=",
+                    "exclusiveMinimum" => ">",
+                    "maximum" => "<=",
+                    _ => "<",
+                };
+                self.comparison(key, instance_path, schema_path, comparison, keyword, value);
+            }
+            _ => match size_words(keyword) {
+                Some((bound, unit)) => self.size(
+                    key,
+                    instance_path,
+                    schema_path,
+                    (keyword, Some(value), 0),
+                    bound,
+                    unit,
+                ),
+                None => return false,
+            },
+        }
+        true
+    }
+
     #[allow(clippy::too_many_lines)]
     fn add_walked(
         &mut self,
@@ -220,19 +316,7 @@ impl<'s, 'i> Collector<'s, 'i> {
                     return;
                 }
                 let name = property.as_str().unwrap_or_default();
-                let index = sibling("required")
-                    .and_then(Value::as_array)
-                    .and_then(|names| names.iter().position(|n| n.as_str() == Some(name)))
-                    .and_then(|i| u32::try_from(i).ok())
-                    .unwrap_or(LAST - 1);
-                self.push(
-                    with(index),
-                    instance_path,
-                    schema_path,
-                    "required",
-                    params([("missingProperty", json!(name))]),
-                    format!("must have required property '{name}'"),
-                );
+                self.required(trail, instance_path, schema_path, name);
             }
             ValidationErrorKind::AdditionalProperties { unexpected } => {
                 self.per_property(
@@ -296,14 +380,7 @@ impl<'s, 'i> Collector<'s, 'i> {
                         (names.join(","), param)
                     }
                 };
-                self.push(
-                    key,
-                    instance_path,
-                    schema_path,
-                    "type",
-                    params([("type", param)]),
-                    format!("must be {shown}"),
-                );
+                self.type_issue(key, instance_path, schema_path, &shown, param);
             }
             ValidationErrorKind::Minimum { limit } => {
                 self.comparison(
@@ -364,26 +441,12 @@ impl<'s, 'i> Collector<'s, 'i> {
                 );
             }
             ValidationErrorKind::Enum { options } => {
-                let allowed = js::normalize(sibling("enum").unwrap_or(options));
-                self.push(
-                    key,
-                    instance_path,
-                    schema_path,
-                    "enum",
-                    params([("allowedValues", allowed)]),
-                    "must be equal to one of the allowed values".to_owned(),
-                );
+                let allowed = sibling("enum").unwrap_or(options);
+                self.enumeration(key, instance_path, schema_path, allowed);
             }
             ValidationErrorKind::Constant { expected_value } => {
-                let allowed = js::normalize(sibling("const").unwrap_or(expected_value));
-                self.push(
-                    key,
-                    instance_path,
-                    schema_path,
-                    "const",
-                    params([("allowedValue", allowed)]),
-                    "must be equal to constant".to_owned(),
-                );
+                let allowed = sibling("const").unwrap_or(expected_value);
+                self.constant(key, instance_path, schema_path, allowed);
             }
             ValidationErrorKind::Pattern { pattern } => {
                 self.pattern(key, instance_path, schema_path, sibling("pattern"), pattern);
@@ -393,26 +456,12 @@ impl<'s, 'i> Collector<'s, 'i> {
                 self.pattern(key, instance_path, schema_path, sibling("pattern"), "");
             }
             ValidationErrorKind::Format { format } => {
-                self.push(
-                    key,
-                    instance_path,
-                    schema_path,
-                    "format",
-                    params([("format", json!(format))]),
-                    format!("must match format \"{format}\""),
-                );
+                self.format(key, instance_path, schema_path, format);
             }
             ValidationErrorKind::MultipleOf { multiple_of } => {
                 let divisor =
                     sibling("multipleOf").map_or_else(|| json!(multiple_of), js::normalize);
-                self.push(
-                    key,
-                    instance_path,
-                    schema_path,
-                    "multipleOf",
-                    params([("multipleOf", divisor.clone())]),
-                    format!("must be multiple of {}", js::display(&divisor)),
-                );
+                self.multiple_of(key, instance_path, schema_path, divisor);
             }
             ValidationErrorKind::UniqueItems => {
                 let items = error.instance().as_array().map_or(&[][..], Vec::as_slice);
@@ -444,14 +493,7 @@ impl<'s, 'i> Collector<'s, 'i> {
             ValidationErrorKind::Custom { keyword, .. } if keyword == "multipleOf" => {
                 let divisor = self.keyword_value(trail, error, "multipleOf");
                 let divisor = divisor.map_or(Value::Null, js::normalize);
-                self.push(
-                    key,
-                    instance_path,
-                    schema_path,
-                    "multipleOf",
-                    params([("multipleOf", divisor.clone())]),
-                    format!("must be multiple of {}", js::display(&divisor)),
-                );
+                self.multiple_of(key, instance_path, schema_path, divisor);
             }
             ValidationErrorKind::Custom { keyword, message } => {
                 self.push(
@@ -493,6 +535,110 @@ impl<'s, 'i> Collector<'s, 'i> {
             let parent = location.rsplit_once('/').map_or("", |(parent, _)| parent);
             self.root.pointer(parent)?.get(name)
         })
+    }
+
+    fn required(
+        &mut self,
+        trail: &Trail<'_, '_>,
+        instance_path: &str,
+        schema_path: String,
+        name: &str,
+    ) {
+        let index = trail
+            .sibling("required")
+            .and_then(Value::as_array)
+            .and_then(|names| names.iter().position(|n| n.as_str() == Some(name)))
+            .and_then(|i| u32::try_from(i).ok())
+            .unwrap_or(LAST - 1);
+        self.push(
+            [trail.key.as_slice(), &[index]].concat(),
+            instance_path,
+            schema_path,
+            "required",
+            params([("missingProperty", json!(name))]),
+            format!("must have required property '{name}'"),
+        );
+    }
+
+    fn type_issue(
+        &mut self,
+        key: Vec<u32>,
+        instance_path: &str,
+        schema_path: String,
+        shown: &str,
+        param: Value,
+    ) {
+        self.push(
+            key,
+            instance_path,
+            schema_path,
+            "type",
+            params([("type", param)]),
+            format!("must be {shown}"),
+        );
+    }
+
+    fn enumeration(
+        &mut self,
+        key: Vec<u32>,
+        instance_path: &str,
+        schema_path: String,
+        allowed: &Value,
+    ) {
+        self.push(
+            key,
+            instance_path,
+            schema_path,
+            "enum",
+            params([("allowedValues", js::normalize(allowed))]),
+            "must be equal to one of the allowed values".to_owned(),
+        );
+    }
+
+    fn constant(
+        &mut self,
+        key: Vec<u32>,
+        instance_path: &str,
+        schema_path: String,
+        allowed: &Value,
+    ) {
+        self.push(
+            key,
+            instance_path,
+            schema_path,
+            "const",
+            params([("allowedValue", js::normalize(allowed))]),
+            "must be equal to constant".to_owned(),
+        );
+    }
+
+    fn format(&mut self, key: Vec<u32>, instance_path: &str, schema_path: String, format: &str) {
+        self.push(
+            key,
+            instance_path,
+            schema_path,
+            "format",
+            params([("format", json!(format))]),
+            format!("must match format \"{format}\""),
+        );
+    }
+
+    fn multiple_of(
+        &mut self,
+        key: Vec<u32>,
+        instance_path: &str,
+        schema_path: String,
+        divisor: Value,
+    ) {
+        let message = format!("must be multiple of {}", js::display(&divisor));
+        self.push(
+            key,
+            instance_path,
+            schema_path,
+            "multipleOf",
+            params([("multipleOf", divisor)]),
+            message,
+        );
     }
 
     fn per_property(

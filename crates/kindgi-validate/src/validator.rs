@@ -317,6 +317,55 @@ impl Validator {
             .is_some_and(|plan| screen::passes(plan, text))
     }
 
+    /// The issues of an invalid instance, found from its JSON `text`
+    /// without building its tree. `Some` only when the text is one
+    /// well-formed JSON value with exactly one error, of a kind this check
+    /// names — a keyword a value fails (`type`, `enum`, `const`, the
+    /// bounds, `multipleOf`, the formats [`accepts_text`] checks), a
+    /// `required` property missing, a property `additionalProperties:
+    /// false` refuses — outside every `anyOf` / `oneOf`, with no default to
+    /// fill and no key that may repeat. The issues are then exactly those
+    /// [`validate`](Validator::validate) gives for the text's tree after
+    /// [`fill_defaults`](Validator::fill_defaults).
+    ///
+    /// `None` says nothing: the instance may be valid, or have more
+    /// errors, or one this check doesn't name. Parse it and use
+    /// [`validate`](Validator::validate) then.
+    ///
+    /// [`accepts_text`]: Validator::accepts_text
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use kindgi_validate::Validator;
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "type": "object",
+    ///     "properties": {"count": {"type": "integer", "maximum": 9}},
+    ///     "required": ["count"]
+    /// }))?;
+    /// let text = br#"{"count": 10}"#;
+    /// let issues = validator.issues_from_text(text).expect("one error");
+    /// let tree = serde_json::from_slice(text)?;
+    /// assert_eq!(Err(issues), validator.validate(&tree));
+    /// // Two errors, or none: parse and validate.
+    /// assert_eq!(validator.issues_from_text(br#"{"count": 10.5}"#), None);
+    /// assert_eq!(validator.issues_from_text(br#"{"count": 3}"#), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn issues_from_text(&self, text: &[u8]) -> Option<Vec<Issue>> {
+        let lone = screen::lone(self.plan.as_ref()?, &self.schema, text)?;
+        let instance = Value::Null;
+        let mut collector = Collector::new(&self.schema, &self.refs, &instance);
+        if !collector.add_lone(&lone) {
+            return None;
+        }
+        let issues = collector.finish();
+        (!issues.is_empty()).then_some(issues)
+    }
+
     /// Reads `seed` from `deserializer` and checks the text as it goes, in
     /// one pass: `Ok` only when [`Validator::accepts_text`] would pass the
     /// same text (valid, nothing to fill, read into any type as its tree

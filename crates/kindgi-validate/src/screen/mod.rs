@@ -11,6 +11,7 @@
 //! says no, and the caller takes the full path, whose answer then stands:
 //! a "yes" must always be right, a "no" costs only time.
 
+mod locate;
 mod number;
 mod plan;
 mod read;
@@ -18,7 +19,14 @@ mod walk;
 
 use serde::de::{DeserializeSeed, Deserializer};
 
+pub(crate) use locate::{Failure, Lone};
 pub(crate) use plan::Plan;
+
+/// The one error of the instance `text`, when it has exactly one that
+/// the screen can be sure of (see [`locate`]).
+pub(crate) fn lone(plan: &Plan, schema: &serde_json::Value, text: &[u8]) -> Option<Lone> {
+    locate::lone(plan, schema, text)
+}
 
 /// Whether `text` passes `plan`.
 pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
@@ -302,7 +310,7 @@ mod tests {
             r#"{"id": "a", "count": 10}"#,
             r#"{"id": "a", "count": 0}"#,
             r#"{"id": "a", "count": 2.5}"#,
-            r#"{"id": "a", "count": "3"}"#,
+            r#"{"id": "a", "count": null}"#,
             r#"{"id": "a", "count": 3, "price": 0.125}"#,
             r#"{"id": "a", "count": 3, "price": -1}"#,
             r#"{"id": "a", "count": 3, "status": "shipped"}"#,
@@ -322,6 +330,132 @@ mod tests {
         ] {
             assert!(!screen(&schema, text), "{text}");
         }
+    }
+
+    /// `issues_from_text` on `text`, checked against the full path: the
+    /// issues it gives are those of the text's tree, filled.
+    fn lone(schema: &Value, text: &str) -> Option<Value> {
+        let validator = Validator::new(schema).expect("a schema");
+        let issues = validator.issues_from_text(text.as_bytes())?;
+        let mut tree: Value = serde_json::from_str(text).expect("JSON");
+        validator.fill_defaults(&mut tree);
+        assert_eq!(
+            validator.validate(&tree),
+            Err(issues.clone()),
+            "{schema} {text}"
+        );
+        Some(serde_json::to_value(issues).expect("issues"))
+    }
+
+    #[test]
+    fn a_lone_error_is_answered_from_the_text() {
+        let schema = order();
+        assert_eq!(
+            lone(&schema, r#"{"id": "a", "count": 3, "status": "shipped"}"#),
+            Some(json!([{
+                "instancePath": "/status",
+                "schemaPath": "#/$defs/Status/enum",
+                "keyword": "enum",
+                "params": {"allowedValues": ["open", "paid"]},
+                "message": "must be equal to one of the allowed values"
+            }]))
+        );
+        assert_eq!(
+            lone(&schema, r#"{"id": "a", "count": 3, "tags": ["x", 1]}"#),
+            Some(json!([{
+                "instancePath": "/tags/1",
+                "schemaPath": "#/properties/tags/items/type",
+                "keyword": "type",
+                "params": {"type": "string"},
+                "message": "must be string"
+            }]))
+        );
+        assert_eq!(
+            lone(&schema, r#"{"count": 3}"#),
+            Some(json!([{
+                "instancePath": "",
+                "schemaPath": "#/required",
+                "keyword": "required",
+                "params": {"missingProperty": "id"},
+                "message": "must have required property 'id'"
+            }]))
+        );
+        for text in [
+            r#"{"id": "", "count": 3}"#,
+            r#"{"id": "abcde", "count": 3}"#,
+            r#"{"id": "a", "count": 0}"#,
+            r#"{"id": "a", "count": 10}"#,
+            r#"{"id": "a", "count": 2.5}"#,
+            r#"{"id": "a", "count": null}"#,
+            r#"{"id": "a", "count": 3, "price": 0.125}"#,
+            r#"{"id": "a", "count": 3, "price": -1}"#,
+            r#"{"id": "a", "count": 3, "tags": ["x", "y", "z"]}"#,
+            r#"{"id": "a", "count": 3, "note": 1}"#,
+            r#"{"id": "a", "count": 3, "when": "2026-13-01"}"#,
+            r#"{"id": "a", "count": 3, "other": {"b": [1, 2]}}"#,
+            r#"{"id": "a", "count": 3, "extra": {"a": 1.5}}"#,
+            r#"{"id": "a", "count": 3, "extra": {"a": 1, "b": 2, "c": 3, "d": 4}}"#,
+            r#"{"id": "a", "count": 3, "extra": {"a": 1, "b": "x"}}"#,
+        ] {
+            assert!(lone(&schema, text).is_some(), "{text}");
+        }
+    }
+
+    #[test]
+    fn other_texts_are_left_to_the_full_path() {
+        let schema = order();
+        for text in [
+            // Valid.
+            r#"{"id": "a", "count": 3}"#,
+            // Two errors, in one value or two.
+            r#"{"id": "", "count": 0}"#,
+            r#"{"id": "a", "count": 10.5}"#,
+            r#"{"count": 3, "other": 1}"#,
+            r#"{"id": "a", "count": 3, "x": 1, "y": 2}"#,
+            // Inside an `anyOf` branch, or failing every branch.
+            r#"{"id": "a", "count": 3, "line": {"next": {"sku": "t"}}}"#,
+            r#"{"id": "a", "count": 3, "line": 7}"#,
+            // An array or object of a type refused: its members count too.
+            r#"[]"#,
+            r#"{"id": "a", "count": 3, "tags": {}}"#,
+            // A key that repeats; keys that may.
+            r#"{"id": "a", "count": 3, "count": 10}"#,
+            r#"{"id": "a", "count": 3, "extra": {"a": 1.5, "a": 1}}"#,
+            // Not one JSON value.
+            r#"{"id": "a", "count": 10"#,
+            r#"{"id": "a", "count": 10} x"#,
+            r#"{"id": "a", "count": 1e400}"#,
+        ] {
+            assert_eq!(lone(&schema, text), None, "{text}");
+        }
+        let defaulted = json!({
+            "type": "object",
+            "properties": {
+                "loud": {"type": "boolean", "default": false},
+                "level": {"type": "integer", "maximum": 3},
+                "mode": {"const": "fast"},
+                "host": {"type": "string", "format": "ipv6"}
+            }
+        });
+        assert!(lone(&defaulted, r#"{"loud": true, "level": 4}"#).is_some());
+        assert!(lone(&defaulted, r#"{"loud": true, "mode": "slow"}"#).is_some());
+        // A default to fill first; a format not checked here.
+        assert_eq!(lone(&defaulted, r#"{"level": 4}"#), None);
+        assert_eq!(lone(&defaulted, r#"{"loud": true, "host": "x"}"#), None);
+    }
+
+    #[test]
+    fn a_lone_error_in_a_large_instance_is_its_first() {
+        // More values than every issue is looked for in: the full path
+        // answers the first error's issues, the one error's here.
+        let item =
+            json!({"type": "object", "properties": {"n": {"type": "integer", "maximum": 9}}});
+        let schema = json!({"type": "array", "items": item});
+        let mut items = vec![r#"{"n": 1}"#; 60_000];
+        items[59_999] = r#"{"n": 10}"#;
+        let text = format!("[{}]", items.join(","));
+        let issues = lone(&schema, &text).expect("one error");
+        assert_eq!(issues[0]["instancePath"], "/59999/n");
     }
 
     #[test]
@@ -536,6 +670,8 @@ mod tests {
             json!({"anyOf": [{"type": "object"}, {"properties": {"a": {}}}]}),
             // A required property the schema doesn't declare.
             json!({"type": "object", "required": ["a"]}),
+            // Both `const` and `enum`: the value must be in both.
+            json!({"const": 1, "enum": [1, 2]}),
         ] {
             let validator = Validator::new(&schema).expect("a schema");
             assert!(validator.plan.is_none(), "{schema}");

@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use serde_json::{Map, Value};
 
 use super::number::Num;
+use crate::pointer::push_token;
 
 /// Index of a node in [`Plan::nodes`].
 pub(crate) type NodeId = u16;
@@ -96,7 +97,10 @@ pub(crate) struct Rules {
     /// `anyOf` / `oneOf` whose branches accept disjoint kinds: the value
     /// passes the one branch that accepts its kind.
     pub(crate) by_kind: Vec<[Option<NodeId>; 7]>,
+    /// `enum`, or `const` as an `enum` of one value.
     pub(crate) enumeration: Option<Vec<Value>>,
+    /// `enumeration` is a `const`'s.
+    pub(crate) constant: bool,
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
     /// `format`: `None` inside when the validator knows no check of its own
@@ -143,6 +147,7 @@ impl Rules {
             refs: Vec::new(),
             by_kind: Vec::new(),
             enumeration: None,
+            constant: false,
             min_length: None,
             max_length: None,
             format: None,
@@ -259,6 +264,8 @@ fn range(rules: &Rules) -> Option<(f64, f64)> {
 #[derive(Debug)]
 pub(crate) struct Plan {
     pub(crate) nodes: Vec<Node>,
+    /// Where each node's schema is in the root, as a JSON Pointer, by id.
+    pub(crate) locations: Vec<String>,
     pub(crate) root: NodeId,
 }
 
@@ -272,11 +279,13 @@ impl Plan {
         let mut builder = Builder {
             root: schema,
             nodes: Vec::new(),
+            locations: Vec::new(),
             by_pointer: HashMap::new(),
         };
-        let root = builder.node(schema, "")?;
+        let root = builder.node(schema, String::new(), false)?;
         Some(Plan {
             nodes: builder.nodes,
+            locations: builder.locations,
             root,
         })
     }
@@ -290,47 +299,48 @@ impl Plan {
 struct Builder<'s> {
     root: &'s Value,
     nodes: Vec<Node>,
+    locations: Vec<String>,
     /// Nodes made for `$ref` targets, by pointer, so cycles close.
     by_pointer: HashMap<String, NodeId>,
 }
 
 impl<'s> Builder<'s> {
-    fn push(&mut self, node: Node) -> Option<NodeId> {
+    fn push(&mut self, node: Node, at: String) -> Option<NodeId> {
         if self.nodes.len() >= MAX_NODES {
             return None;
         }
         self.nodes.push(node);
+        self.locations.push(at);
         NodeId::try_from(self.nodes.len() - 1).ok()
     }
 
-    /// The node of `schema`, found at `pointer` in the root (`""` when it
-    /// is not a `$ref` target and needs no memo).
-    fn node(&mut self, schema: &'s Value, pointer: &str) -> Option<NodeId> {
-        if !pointer.is_empty()
-            && let Some(&id) = self.by_pointer.get(pointer)
-        {
+    /// The node of `schema`, found at the JSON Pointer `at` in the root;
+    /// `memo` for a `$ref` target, made once.
+    fn node(&mut self, schema: &'s Value, at: String, memo: bool) -> Option<NodeId> {
+        if memo && let Some(&id) = self.by_pointer.get(&at) {
             return Some(id);
         }
         let map = match schema {
-            Value::Bool(true) => return self.push(Node::Any),
-            Value::Bool(false) => return self.push(Node::Never),
+            Value::Bool(true) => return self.push(Node::Any, at),
+            Value::Bool(false) => return self.push(Node::Never, at),
             Value::Object(map) => map,
             _ => return None,
         };
         // Reserved first, so a `$ref` cycle back here finds it.
-        let id = self.push(Node::Any)?;
-        if !pointer.is_empty() {
-            self.by_pointer.insert(pointer.to_owned(), id);
+        let id = self.push(Node::Any, at.clone())?;
+        if memo {
+            self.by_pointer.insert(at.clone(), id);
         }
-        let rules = self.rules(map)?;
+        let rules = self.rules(map, &at)?;
         if let Some(rules) = rules {
             self.nodes[id as usize] = Node::Rules(Box::new(rules));
         }
         Some(id)
     }
 
-    /// The rules of an object schema; `Some(None)` when it has none to check.
-    fn rules(&mut self, map: &'s Map<String, Value>) -> Option<Option<Rules>> {
+    /// The rules of an object schema, at `at` in the root; `Some(None)`
+    /// when it has none to check.
+    fn rules(&mut self, map: &'s Map<String, Value>, at: &str) -> Option<Option<Rules>> {
         let mut rules = Rules::new();
         let mut checks = false;
         let required = match map.get("required") {
@@ -361,9 +371,11 @@ impl<'s> Builder<'s> {
                 }
                 "anyOf" | "oneOf" => {
                     let branches = value.as_array()?;
-                    let dispatch = self.by_kind(branches)?;
+                    let dispatch = self.by_kind(branches, &format!("{at}/{keyword}"))?;
                     rules.by_kind.push(dispatch);
                 }
+                // Both in one schema: left to the full path.
+                "enum" | "const" if rules.enumeration.is_some() => return None,
                 "enum" => {
                     let values = value.as_array()?;
                     if values.iter().any(|v| v.is_array() || v.is_object()) {
@@ -376,6 +388,7 @@ impl<'s> Builder<'s> {
                         return None;
                     }
                     rules.enumeration = Some(vec![value.clone()]);
+                    rules.constant = true;
                 }
                 "minLength" => rules.min_length = Some(count(value)?),
                 "maxLength" => rules.max_length = Some(count(value)?),
@@ -388,7 +401,7 @@ impl<'s> Builder<'s> {
                     let divisor = value.as_f64().filter(|d| *d > 0.0)?;
                     rules.multiple_of = Some(divisor);
                 }
-                "items" => rules.items = Some(self.node(value, "")?),
+                "items" => rules.items = Some(self.node(value, format!("{at}/items"), false)?),
                 "minItems" => rules.min_items = Some(count(value)?),
                 "maxItems" => rules.max_items = Some(count(value)?),
                 "properties" => {
@@ -397,7 +410,9 @@ impl<'s> Builder<'s> {
                         return None;
                     }
                     for (name, schema) in declared {
-                        let node = self.node(schema, "")?;
+                        let mut location = format!("{at}/properties");
+                        push_token(&mut location, name);
+                        let node = self.node(schema, location, false)?;
                         rules.properties.push(Property {
                             name: name.clone(),
                             node,
@@ -408,7 +423,7 @@ impl<'s> Builder<'s> {
                 }
                 "required" => {}
                 "additionalProperties" => {
-                    let id = self.node(value, "")?;
+                    let id = self.node(value, format!("{at}/additionalProperties"), false)?;
                     rules.closed = matches!(self.nodes[usize::from(id)], Node::Never);
                     rules.additional = Some(id);
                 }
@@ -447,17 +462,15 @@ impl<'s> Builder<'s> {
             return None;
         }
         let schema = self.root.pointer(pointer)?;
-        // The root's pointer is "" too: memo it under "#".
-        let key = if pointer.is_empty() { "#" } else { pointer };
-        self.node(schema, key)
+        self.node(schema, pointer.to_owned(), true)
     }
 
     /// An `anyOf` / `oneOf` whose branches accept kinds no two share.
-    fn by_kind(&mut self, branches: &'s [Value]) -> Option<[Option<NodeId>; 7]> {
+    fn by_kind(&mut self, branches: &'s [Value], at: &str) -> Option<[Option<NodeId>; 7]> {
         let mut dispatch = [None; 7];
         let mut taken = 0u8;
-        for branch in branches {
-            let node = self.node(branch, "")?;
+        for (index, branch) in branches.iter().enumerate() {
+            let node = self.node(branch, format!("{at}/{index}"), false)?;
             let kinds = self.kinds_of(node, 0)?;
             // Both number kinds go together: a branch for one and a branch
             // for the other would split on the value's fraction.

@@ -14,7 +14,7 @@ use super::plan::{MAX_PROPERTIES, Node, NodeId, Plan, Rules, head, kind, slot};
 
 /// The most schemas one value may be checked against at once (through
 /// `$ref`s and branches); past it, the screen gives up.
-const MAX_SCHEMAS: usize = 8;
+pub(super) const MAX_SCHEMAS: usize = 8;
 
 /// Why the walk stopped early; every reason means "not passed".
 #[derive(Debug)]
@@ -38,29 +38,45 @@ pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
 
 /// Schemas a value must pass, every one.
 #[derive(Clone, Copy)]
-struct Schemas {
+pub(super) struct Schemas {
     ids: [NodeId; MAX_SCHEMAS],
     len: u8,
 }
 
 impl Schemas {
-    const NONE: Schemas = Schemas {
+    pub(super) const NONE: Schemas = Schemas {
         ids: [0; MAX_SCHEMAS],
         len: 0,
     };
 
-    fn one(id: NodeId) -> Schemas {
+    pub(super) fn one(id: NodeId) -> Schemas {
         let mut schemas = Schemas::NONE;
         schemas.ids[0] = id;
         schemas.len = 1;
         schemas
     }
 
-    fn push(&mut self, id: NodeId) -> Result<(), Stop> {
+    pub(super) fn push(&mut self, id: NodeId) -> Result<(), Stop> {
         let slot = self.ids.get_mut(usize::from(self.len)).ok_or(Stop)?;
         *slot = id;
         self.len += 1;
         Ok(())
+    }
+
+    /// The one schema, when there is exactly one.
+    pub(super) fn only(&self) -> Option<NodeId> {
+        (self.len == 1).then_some(self.ids[0])
+    }
+
+    /// Whether there are none.
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The last one pushed, taken off.
+    pub(super) fn pop(&mut self) -> Option<NodeId> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.ids[usize::from(self.len)])
     }
 }
 
@@ -488,7 +504,7 @@ fn number_bounds(rules: &Rules, n: Num) -> Result<(), Stop> {
 
 /// Whether `rules` can take a value of `kind` at all: its `type` allows
 /// it, and no `enum` (of scalars only) rules an array or object out.
-fn takes(rules: &Rules, kind: u8) -> bool {
+pub(super) fn takes(rules: &Rules, kind: u8) -> bool {
     rules.kinds & kind != 0
         && !(rules.enumeration.is_some() && kind & (kind::ARRAY | kind::OBJECT) != 0)
 }
@@ -526,7 +542,7 @@ fn key_of(
 /// The index of `key`, whose [`head`] is `word`, among the properties
 /// `rules` declares: looked up from its slot (see [`Rules::slots`]).
 #[inline]
-fn declared(rules: &Rules, key: &str, word: u64) -> Option<usize> {
+pub(super) fn declared(rules: &Rules, key: &str, word: u64) -> Option<usize> {
     let mask = rules.slots.len().wrapping_sub(1);
     let mut at = slot(key.len(), word, mask);
     // The table has an empty slot; bounded all the same.
@@ -547,13 +563,13 @@ fn declared(rules: &Rules, key: &str, word: u64) -> Option<usize> {
 
 /// Whether `s`'s length in characters is surely within `min..=max` from
 /// its length in bytes alone: a character is one to four bytes.
-fn length_surely_within(s: &str, min: Option<u64>, max: Option<u64>) -> bool {
+pub(super) fn length_surely_within(s: &str, min: Option<u64>, max: Option<u64>) -> bool {
     let bytes = s.len() as u64;
     max.is_none_or(|max| bytes <= max) && min.is_none_or(|min| bytes.div_ceil(4) >= min)
 }
 
 /// Whether `a` sorts strictly before `b`, as a tree's keys are sorted.
-fn before(a: &str, b: &str) -> bool {
+pub(super) fn before(a: &str, b: &str) -> bool {
     match (a.as_bytes().first(), b.as_bytes().first()) {
         (Some(x), Some(y)) if x != y => x < y,
         _ => a < b,
@@ -561,7 +577,7 @@ fn before(a: &str, b: &str) -> bool {
 }
 
 /// An object's key, borrowed from the text unless it had escapes.
-struct Key;
+pub(super) struct Key;
 
 impl<'de> DeserializeSeed<'de> for Key {
     type Value = Cow<'de, str>;

@@ -316,6 +316,7 @@ async fn answer_tool(
         ReadInput::Panicked(payload) => {
             return failure_response(id, &panic_error(&*payload));
         }
+        ReadInput::Invalid(issues) => return bad_input(id, issues),
         ReadInput::Tree(mut input) | ReadInput::Refused(mut input) => {
             let runtime = Arc::clone(tool);
             // An input refused is freed in the closure, on the thread that

@@ -6,7 +6,9 @@
 //! [`TextReader`](crate::authoring::input::TextReader)): no tree of the
 //! input is built, and the text is parsed once. Should that fail — the
 //! input is invalid, has a default to fill, or is one the checks can't
-//! follow — its tree is built and the call takes the full path. Every
+//! follow — an invalid input with one error is answered from its text
+//! (its issues found as it is read once more), and any other has its tree
+//! built and the call takes the full path. Every
 //! other body is read as [`parse_request`] reads it, and answered the same.
 
 use std::any::Any;
@@ -14,7 +16,9 @@ use std::ops::Range;
 use std::panic::AssertUnwindSafe;
 
 use bytes::Bytes;
-use kindgi_protocol::{CheckInvoke, ParseError, Request, parse_invoke_around, parse_request};
+use kindgi_protocol::{
+    CheckInvoke, Issue, ParseError, Request, parse_invoke_around, parse_request,
+};
 use serde_json::Value;
 
 use super::invoke::ToolCall;
@@ -34,6 +38,10 @@ pub(crate) enum ReadInput {
     /// Parsed after its text didn't pass the handler's reader: most likely
     /// invalid (see [`kindgi_validate::Validator::validate_likely_invalid`]).
     Refused(Value),
+    /// Invalid, with one error found from its text: its issues
+    /// ([`kindgi_validate::Validator::issues_from_text`]), the very ones
+    /// its tree would get. No tree is built.
+    Invalid(Vec<Issue>),
     /// Read into the handler's type and checked as it was read
     /// ([`ToolInput::Read`](crate::authoring::input::ToolInput::Read)).
     Typed(Box<dyn Any + Send>),
@@ -76,12 +84,13 @@ pub(crate) fn read(
     let input = match lazy.input {
         None => ReadInput::Tree(Value::Null),
         Some(text) => {
-            let read = invoker
-                .tools
-                .get(&lazy.tool.id)
-                .and_then(|tool| read_checked(tool, text));
+            let tool = invoker.tools.get(&lazy.tool.id);
+            let read = tool.and_then(|tool| read_checked(tool, text));
+            let issues = || tool.and_then(|tool| tool.input.issues_from_text(text.as_bytes()));
             if let Some(read) = read {
                 read
+            } else if let Some(issues) = issues() {
+                ReadInput::Invalid(issues)
             } else {
                 match serde_json::from_str(text) {
                     Ok(value) => ReadInput::Refused(value),
@@ -117,5 +126,93 @@ fn from_request(request: Request) -> Read {
         Request::Invoke(invoke) => Read::Tool(Box::new(invoke.into())),
         Request::CheckInvoke(check) => Read::Check(check),
         _ => Read::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::index::{PackConfig, Pins, build_index};
+    use crate::log::Logger;
+    use crate::{Pack, Tool, ToolContext, ToolError};
+
+    async fn echo(input: Value, _ctx: ToolContext) -> Result<Value, ToolError> {
+        Ok(input)
+    }
+
+    fn invoker() -> Invoker {
+        let pack = Pack::new().tool(
+            Tool::new("acme.echo")
+                .description("Echoes its words.")
+                .input_schema(json!({
+                    "type": "object",
+                    "properties": {
+                        "words": {"type": "array", "items": {"type": "string"}},
+                        "times": {"type": "integer", "minimum": 1, "maximum": 9}
+                    },
+                    "required": ["words"],
+                    "additionalProperties": false
+                }))
+                .handler(echo),
+        );
+        let config = PackConfig {
+            id: "test".to_owned(),
+            version: "0.0.0".to_owned(),
+            env: None,
+        };
+        let pins = Pins {
+            artifact_version: "test".to_owned(),
+            published_at: "1970-01-01T00:00:00.000Z".to_owned(),
+        };
+        let index = build_index(&pack, &config, &pins).expect("an index");
+        crate::service::in_memory(&pack, index, Arc::new(Logger::quiet())).expect("loads")
+    }
+
+    /// The input of a call of `acme.echo` with `input`, as read.
+    fn read_input(invoker: &Invoker, input: Value) -> ReadInput {
+        let body = json!({
+            "v": 2,
+            "kind": "invoke",
+            "tool": {"id": "acme.echo"},
+            "input": input,
+            "ctx": {"tenantId": "t", "runId": "r"}
+        });
+        let body = Bytes::from(serde_json::to_vec(&body).expect("JSON"));
+        let input = super::super::scan::scan(&body).input;
+        assert!(input.is_some(), "a body read around its input");
+        match read(invoker, &body, input) {
+            Ok(Read::Tool(call)) => call.input,
+            _ => panic!("not a tool call"),
+        }
+    }
+
+    #[test]
+    fn an_input_with_one_error_is_answered_from_its_text() {
+        let invoker = invoker();
+        let words: Vec<String> = (0..200).map(|i| format!("word {i}")).collect();
+        let read = read_input(&invoker, json!({"words": words, "times": 10}));
+        let ReadInput::Invalid(issues) = read else {
+            panic!("not answered from its text: {read:?}");
+        };
+        assert_eq!(
+            serde_json::to_value(issues).expect("JSON"),
+            json!([{
+                "instancePath": "/times",
+                "schemaPath": "#/properties/times/maximum",
+                "keyword": "maximum",
+                "params": {"comparison": "<=", "limit": 9},
+                "message": "must be <= 9"
+            }])
+        );
+        // Two errors: its tree, for the full path.
+        let read = read_input(&invoker, json!({"words": words, "times": 10, "x": 1}));
+        assert!(matches!(read, ReadInput::Refused(_)), "{read:?}");
+        // Valid: read into the handler's type.
+        let read = read_input(&invoker, json!({"words": words, "times": 9}));
+        assert!(matches!(read, ReadInput::Typed(_)), "{read:?}");
     }
 }
