@@ -161,6 +161,13 @@ fn lone(validator: &Validator, text: &[u8]) {
 
 fn check(validator: &Validator, text: &[u8]) {
     lone(validator, text);
+    // A read refused for no more than a default has no error to find.
+    let mut reader = serde_json::Deserializer::from_slice(text);
+    if let Err(error) = validator.deserialize_passing(PhantomData::<IgnoredAny>, &mut reader)
+        && Validator::refused_for_a_default(&error)
+    {
+        assert_eq!(validator.issues_from_text(text), None, "refused for a default");
+    }
     let passed = validator.accepts_text(text);
     assert_eq!(reads::<IgnoredAny>(validator, text), passed, "skipping every value");
     assert_eq!(reads::<Value>(validator, text), passed, "taking every value");

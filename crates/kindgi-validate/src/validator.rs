@@ -423,6 +423,38 @@ impl Validator {
         }
     }
 
+    /// Whether `error`, from a read with
+    /// [`deserialize_passing`](Validator::deserialize_passing), says no
+    /// more than that an object misses properties whose schema has a
+    /// `default`: filled in, its tree may well be valid, and
+    /// [`issues_from_text`](Validator::issues_from_text) would find
+    /// nothing to answer.
+    ///
+    /// ```
+    /// use std::marker::PhantomData;
+    ///
+    /// use kindgi_validate::Validator;
+    /// use serde_json::{Value, json};
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "properties": {"count": {"type": "integer", "maximum": 9, "default": 1}}
+    /// }))?;
+    /// let refusal = |text: &str| {
+    ///     let mut reader = serde_json::Deserializer::from_str(text);
+    ///     let error = validator
+    ///         .deserialize_passing(PhantomData::<Value>, &mut reader)
+    ///         .expect_err("refused");
+    ///     Validator::refused_for_a_default(&error)
+    /// };
+    /// assert!(refusal("{}"));
+    /// assert!(!refusal(r#"{"count": 10}"#));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn refused_for_a_default(error: &dyn std::fmt::Display) -> bool {
+        error.to_string().starts_with(screen::TO_FILL)
+    }
+
     /// Fills missing properties that have a `default` in the schema, as Ajv's
     /// `useDefaults: true` does: a copy of the default is inserted, then filled
     /// itself; nested objects and array items are filled through `properties`,

@@ -21,6 +21,7 @@ use serde::de::{DeserializeSeed, Deserializer};
 
 pub(crate) use locate::{Failure, Lone};
 pub(crate) use plan::Plan;
+pub(crate) use walk::TO_FILL;
 
 /// The one error of the instance `text`, when it has exactly one that
 /// the screen can be sure of (see [`locate`]).

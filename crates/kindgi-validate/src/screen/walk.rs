@@ -26,6 +26,20 @@ impl fmt::Display for Stop {
     }
 }
 
+/// How the message of a read stopped by [`ToFill`] begins.
+pub(crate) const TO_FILL: &str = "a default to fill";
+
+/// Why a walk stopped at an object's end that misses only properties
+/// with a `default`: once they are filled in, its tree may well be valid.
+#[derive(Debug)]
+pub(super) struct ToFill;
+
+impl fmt::Display for ToFill {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(TO_FILL)
+    }
+}
+
 /// Whether `text` passes `plan` (see [`crate::Validator::accepts_text`]).
 pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
     // Read as `str`, checked once here rather than string by string.
@@ -321,7 +335,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
             let value = check.key(key).map_err(stop)?;
             map.next_value_seed(value)?;
         }
-        check.end().map_err(stop)
+        check.end().map_err(|Stop| check.refusal())
     }
 }
 
@@ -482,6 +496,35 @@ impl<'p, 'de> MapCheck<'p, 'de> {
                 .all(|(rules, seen)| holds(rules, seen)),
         };
         if held { Ok(()) } else { Err(Stop) }
+    }
+
+    /// The error of this object where [`MapCheck::end`] refused it:
+    /// [`ToFill`] where all it misses is properties with a `default`, else
+    /// [`Stop`].
+    #[cold]
+    pub(super) fn refusal<E: de::Error>(&self) -> E {
+        let only_to_fill = |rules: &Rules, seen: u128| {
+            let missing = rules.must_hold & !seen;
+            rules
+                .properties
+                .iter()
+                .enumerate()
+                .all(|(index, property)| missing & (1 << index) == 0 || property.defaulted)
+                && rules.min_properties.is_none_or(|min| self.count >= min)
+                && rules.max_properties.is_none_or(|max| self.count <= max)
+        };
+        // Keys out of order, as where `end` refused them, are not it.
+        let to_fill = (!self.undeclared || self.ascending)
+            && self
+                .applying
+                .iter()
+                .zip(self.seen)
+                .all(|(rules, seen)| only_to_fill(rules, seen));
+        if to_fill {
+            E::custom(ToFill)
+        } else {
+            E::custom(Stop)
+        }
     }
 }
 

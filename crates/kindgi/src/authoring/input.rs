@@ -24,17 +24,30 @@ pub(crate) enum ToolInput {
 
 /// Reads a handler's input type from JSON text in one pass, every value
 /// checked against the tool's input schema as it is read (see
-/// [`read_passing`]). `None` says only "take the full path": parse the
-/// tree, fill it, validate it.
-pub(crate) type TextReader = fn(&str, &Validator) -> Option<Box<dyn Any + Send>>;
+/// [`read_passing`]). An error says "take the full path": parse the tree,
+/// fill it, validate it.
+pub(crate) type TextReader = fn(&str, &Validator) -> Result<Box<dyn Any + Send>, Refused>;
+
+/// Why a [`TextReader`] left an input to the full path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// An object misses properties with a `default`, no more: filled in,
+    /// the input may well be valid.
+    ToFill,
+    /// Anything else: most likely invalid.
+    Other,
+}
 
 /// The [`TextReader`] of input type `T`.
 pub(crate) fn read_passing<T: DeserializeOwned + Send + 'static>(
     text: &str,
     validator: &Validator,
-) -> Option<Box<dyn Any + Send>> {
-    let value: Box<dyn Any + Send> = Box::new(from_text_passing::<T>(text, validator)?);
-    Some(value)
+) -> Result<Box<dyn Any + Send>, Refused> {
+    match from_text_passing::<T>(text, validator) {
+        Ok(value) => Ok(Box::new(value)),
+        Err(error) if Validator::refused_for_a_default(&error) => Err(Refused::ToFill),
+        Err(_) => Err(Refused::Other),
+    }
 }
 
 impl ToolInput {
@@ -108,10 +121,35 @@ mod tests {
             r#"{"count": 3"#,
         ] {
             assert!(
-                read_passing::<Order>(text, &order_schema()).is_none(),
+                read_passing::<Order>(text, &order_schema()).err() == Some(Refused::Other),
                 "{text}"
             );
         }
+    }
+
+    #[test]
+    fn a_text_that_misses_only_a_default_is_told_apart() {
+        let defaulted = validator(json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "minimum": 0, "default": 1},
+                "note": {"type": "string"}
+            }
+        }));
+        let read = |text| read_passing::<Order>(text, &defaulted).err();
+        assert_eq!(read(r#"{"note": "hi"}"#), Some(Refused::ToFill));
+        assert_eq!(read(r#"{"note": 1}"#), Some(Refused::Other));
+        // Missing both a default and what is required: invalid.
+        let required = validator(json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "default": 1},
+                "note": {"type": "string"}
+            },
+            "required": ["note"]
+        }));
+        let read = read_passing::<Order>("{}", &required);
+        assert_eq!(read.err(), Some(Refused::Other));
     }
 
     #[test]
@@ -119,7 +157,8 @@ mod tests {
         // Valid for its schema, not for `Order`: the full path's tree gives
         // the error.
         let any = validator(json!({}));
-        assert!(read_passing::<Order>(r#"{"count": "three"}"#, &any).is_none());
+        let read = read_passing::<Order>(r#"{"count": "three"}"#, &any);
+        assert_eq!(read.err(), Some(Refused::Other));
         let tree = ToolInput::Tree(json!({"count": "three"}));
         assert_eq!(
             tree.read::<Order>()

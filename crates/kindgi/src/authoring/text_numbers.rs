@@ -23,18 +23,16 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// Reads `text` into `T`, integral floats as integers, every value checked
 /// against `validator` as it is read, in one pass
-/// ([`Validator::deserialize_passing`]): `None` unless the text passes the
-/// validator's screen and `T` reads it.
+/// ([`Validator::deserialize_passing`]): an error unless the text passes
+/// the validator's screen and `T` reads it.
 pub(crate) fn from_text_passing<T: de::DeserializeOwned>(
     text: &str,
     validator: &Validator,
-) -> Option<T> {
+) -> serde_json::Result<T> {
     let mut reader = serde_json::Deserializer::from_str(text);
-    let value = validator
-        .deserialize_passing(Integral(PhantomData::<T>), &mut reader)
-        .ok()?;
-    reader.end().ok()?;
-    Some(value)
+    let value = validator.deserialize_passing(Integral(PhantomData::<T>), &mut reader)?;
+    reader.end()?;
+    Ok(value)
 }
 
 /// Reads `text` into `T`, integral floats as integers.
@@ -426,7 +424,7 @@ mod tests {
                 }),
             ] {
                 let validator = Validator::new(&schema).expect("a schema");
-                if let Some(from_text) = from_text_passing::<Value>(&text, &validator) {
+                if let Ok(from_text) = from_text_passing::<Value>(&text, &validator) {
                     proptest::prop_assert!(validator.is_valid(&tree), "{} {}", schema, text);
                     let from_tree: Value = read_typed(tree.clone()).expect("from tree");
                     proptest::prop_assert_eq!(from_text, from_tree);
@@ -434,7 +432,7 @@ mod tests {
             }
             // Under `{}`, a text is refused only for its keys.
             let any = Validator::new(&serde_json::json!({})).expect("a schema");
-            if from_text_passing::<Value>(&text, &any).is_none() {
+            if from_text_passing::<Value>(&text, &any).is_err() {
                 proptest::prop_assert!(text.contains('"'), "{}", text);
             }
         }

@@ -14,6 +14,7 @@
 use std::any::Any;
 use std::ops::Range;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use bytes::Bytes;
 use kindgi_protocol::{
@@ -23,6 +24,7 @@ use serde_json::Value;
 
 use super::invoke::ToolCall;
 use super::state::{Invoker, ToolRuntime};
+use crate::authoring::input::Refused;
 
 /// Bodies from this size on have their tool input read as text. Below it,
 /// building the input's tree costs less than the body's scan.
@@ -85,20 +87,25 @@ pub(crate) fn read(
         None => ReadInput::Tree(Value::Null),
         Some(text) => {
             let tool = invoker.tools.get(&lazy.tool.id);
-            let read = tool.and_then(|tool| read_checked(tool, text));
-            let issues = || tool.and_then(|tool| tool.input.issues_from_text(text.as_bytes()));
-            if let Some(read) = read {
-                read
-            } else if let Some(issues) = issues() {
-                ReadInput::Invalid(issues)
-            } else {
-                match serde_json::from_str(text) {
+            let read = match tool {
+                Some(tool) => read_checked(tool, text),
+                None => Err(Refused::Other),
+            };
+            // An input that misses no more than a default has no error to
+            // find from its text.
+            let issues = |tool: &Arc<ToolRuntime>| tool.input.issues_from_text(text.as_bytes());
+            match read {
+                Ok(read) => read,
+                Err(Refused::Other) if let Some(issues) = tool.and_then(issues) => {
+                    ReadInput::Invalid(issues)
+                }
+                Err(_) => match serde_json::from_str(text) {
                     Ok(value) => ReadInput::Refused(value),
                     // Not JSON (the text was found by its brackets alone),
                     // or not readable as a tree (a number too large, a
                     // lone surrogate): the checked path's own answer.
                     Err(_) => return parse_request(body).map(from_request),
-                }
+                },
             }
         }
     };
@@ -110,14 +117,14 @@ pub(crate) fn read(
 }
 
 /// `text` read into `tool`'s input type by its handler's reader, checked
-/// as it is read; `None` when it doesn't pass. The type's `Deserialize` is
-/// the pack's own code: should it panic, the call answers the panic as a
-/// handler's ([`ReadInput::Panicked`]), and that code doesn't run again.
-fn read_checked(tool: &ToolRuntime, text: &str) -> Option<ReadInput> {
+/// as it is read; why not when it doesn't pass. The type's `Deserialize`
+/// is the pack's own code: should it panic, the call answers the panic as
+/// a handler's ([`ReadInput::Panicked`]), and that code doesn't run again.
+fn read_checked(tool: &ToolRuntime, text: &str) -> Result<ReadInput, Refused> {
     let read = tool.handler.read_text;
     match std::panic::catch_unwind(AssertUnwindSafe(|| read(text, &tool.input))) {
         Ok(read) => read.map(ReadInput::Typed),
-        Err(payload) => Some(ReadInput::Panicked(payload)),
+        Err(payload) => Ok(ReadInput::Panicked(payload)),
     }
 }
 
@@ -131,8 +138,6 @@ fn from_request(request: Request) -> Read {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use serde_json::json;
 
     use super::*;
