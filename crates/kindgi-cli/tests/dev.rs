@@ -55,7 +55,7 @@ fn copy_tree(from: &Path, to: &Path) {
 
 /// The example's manifest as a crate of its own: workspace-inherited
 /// fields and dependencies resolved against the workspace's manifest,
-/// paths made absolute, a package name of its own (so its binary doesn't
+/// paths (its build script's too) made absolute, a package name of its own (so its binary doesn't
 /// overwrite the example's in the shared target folder).
 fn standalone_manifest(example: &str, root_manifest: &str, root: &Path) -> String {
     let mut manifest: toml::Table = example.parse().expect("example manifest");
@@ -77,6 +77,11 @@ fn standalone_manifest(example: &str, root_manifest: &str, root: &Path) -> Strin
         }
     }
     package.insert("name".into(), "support-desk-devtest".into());
+    // The build script it shares with new packs, found from the copy too.
+    if let Some(script) = package.get("build").and_then(toml::Value::as_str) {
+        let absolute = root.join("examples/support-desk").join(script);
+        package.insert("build".into(), absolute.display().to_string().into());
+    }
 
     for section in ["dependencies", "dev-dependencies"] {
         let Some(deps) = manifest
@@ -236,10 +241,18 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
     let desk = state.join("desk.db");
     let dev = Dev::start(&pack, &state, &target, &[("SUPPORT_DESK_DB", &desk)]);
 
-    // The first build serves, behind the URL printed once with the token.
+    // The first build serves, behind the URL printed once with the token
+    // (a first build that fails says so at once: no need to wait on).
     let banner = dev
-        .wait_line(0, FIRST_BUILD, |l| l.contains(" is serving at http://"))
+        .wait_line(0, FIRST_BUILD, |l| {
+            l.contains(" is serving at http://") || l.contains("nothing is serving yet")
+        })
         .await;
+    assert!(
+        banner.contains(" is serving at http://"),
+        "the first build failed:\n{}",
+        dev.seen().join("\n")
+    );
     let url = banner.rsplit(' ').next().expect("url").trim().to_owned();
     let first = dev
         .wait_line(0, Duration::from_secs(5), |l| {

@@ -221,8 +221,9 @@ impl<'s, 'i> Collector<'s, 'i> {
                     value.clone(),
                 );
             }
-            (_, "enum") => self.enumeration(key, instance_path, schema_path, value),
-            (_, "const") => self.constant(key, instance_path, schema_path, value),
+            (_, "enum" | "const") => {
+                self.equal_to(key, instance_path, schema_path, keyword, value);
+            }
             (_, "format") => match value.as_str() {
                 Some(format) => self.format(key, instance_path, schema_path, format),
                 None => return false,
@@ -442,11 +443,11 @@ impl<'s, 'i> Collector<'s, 'i> {
             }
             ValidationErrorKind::Enum { options } => {
                 let allowed = sibling("enum").unwrap_or(options);
-                self.enumeration(key, instance_path, schema_path, allowed);
+                self.equal_to(key, instance_path, schema_path, "enum", allowed);
             }
             ValidationErrorKind::Constant { expected_value } => {
                 let allowed = sibling("const").unwrap_or(expected_value);
-                self.constant(key, instance_path, schema_path, allowed);
+                self.equal_to(key, instance_path, schema_path, "const", allowed);
             }
             ValidationErrorKind::Pattern { pattern } => {
                 self.pattern(key, instance_path, schema_path, sibling("pattern"), pattern);
@@ -578,37 +579,30 @@ impl<'s, 'i> Collector<'s, 'i> {
         );
     }
 
-    fn enumeration(
+    /// `enum`'s issue (one of `allowed`) or `const`'s (`allowed` itself).
+    fn equal_to(
         &mut self,
         key: Vec<u32>,
         instance_path: &str,
         schema_path: String,
+        keyword: &str,
         allowed: &Value,
     ) {
+        let (param, message) = if keyword == "const" {
+            ("allowedValue", "must be equal to constant")
+        } else {
+            (
+                "allowedValues",
+                "must be equal to one of the allowed values",
+            )
+        };
         self.push(
             key,
             instance_path,
             schema_path,
-            "enum",
-            params([("allowedValues", js::normalize(allowed))]),
-            "must be equal to one of the allowed values".to_owned(),
-        );
-    }
-
-    fn constant(
-        &mut self,
-        key: Vec<u32>,
-        instance_path: &str,
-        schema_path: String,
-        allowed: &Value,
-    ) {
-        self.push(
-            key,
-            instance_path,
-            schema_path,
-            "const",
-            params([("allowedValue", js::normalize(allowed))]),
-            "must be equal to constant".to_owned(),
+            keyword,
+            params([(param, js::normalize(allowed))]),
+            message.to_owned(),
         );
     }
 

@@ -252,6 +252,22 @@ impl TestContext {
     }
 }
 
+/// `pack` indexed in memory (pack `test` 0.0.0), every tool and check
+/// readied as `serve` would: the invoker a [`TestPack`] calls through.
+pub(crate) fn invoker_of(pack: &Pack) -> Result<Invoker, Vec<String>> {
+    let config = PackConfig {
+        id: "test".to_owned(),
+        version: "0.0.0".to_owned(),
+        env: None,
+    };
+    let pins = Pins {
+        artifact_version: "test".to_owned(),
+        published_at: "1970-01-01T00:00:00.000Z".to_owned(),
+    };
+    let index = build_index(pack, &config, &pins)?;
+    crate::service::in_memory(pack, index, Arc::new(Logger::quiet()))
+}
+
 impl TestPack {
     /// Indexes `pack` in memory (pack `test` 0.0.0) and readies every tool
     /// and check as `serve` would.
@@ -260,17 +276,7 @@ impl TestPack {
     ///
     /// The indexer's or the service's problems with the pack.
     pub fn new(pack: Pack) -> Result<Self, Vec<String>> {
-        let config = PackConfig {
-            id: "test".to_owned(),
-            version: "0.0.0".to_owned(),
-            env: None,
-        };
-        let pins = Pins {
-            artifact_version: "test".to_owned(),
-            published_at: "1970-01-01T00:00:00.000Z".to_owned(),
-        };
-        let index = build_index(&pack, &config, &pins)?;
-        let state = crate::service::in_memory(&pack, index, Arc::new(Logger::quiet()))?;
+        let state = invoker_of(&pack)?;
         Ok(Self {
             state,
             #[cfg(feature = "testing")]

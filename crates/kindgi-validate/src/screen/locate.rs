@@ -26,6 +26,7 @@ use super::number::Num;
 use super::plan::{Node, NodeId, Plan, Rules, head, kind};
 use super::walk::{
     Key, MAX_SCHEMAS, Schemas, Stop, before, declared, length_surely_within, stop, takes,
+    visit_scalars,
 };
 use crate::pointer::push_token;
 
@@ -280,6 +281,15 @@ impl<'p, 'a> Locate<'p, 'a> {
         Ok(())
     }
 
+    fn null(&self) -> Result<(), Stop> {
+        self.scalar(kind::NULL, |v| Some(v.is_null()), |_, _| Ok(()))
+    }
+
+    fn boolean(&self, b: bool) -> Result<(), Stop> {
+        let equals = |v: &Value| Some(v.as_bool() == Some(b));
+        self.scalar(kind::BOOLEAN, equals, |_, _| Ok(()))
+    }
+
     fn number(&self, n: Num) -> Result<(), Stop> {
         let kind = if n.is_integral() {
             kind::INTEGER
@@ -371,32 +381,7 @@ impl<'de> Visitor<'de> for Locate<'_, '_> {
         f.write_str("a JSON value")
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.scalar(kind::NULL, |v| Some(v.is_null()), |_, _| Ok(()))
-            .map_err(stop)
-    }
-
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
-        let equals = |v: &Value| Some(v.as_bool() == Some(b));
-        self.scalar(kind::BOOLEAN, equals, |_, _| Ok(()))
-            .map_err(stop)
-    }
-
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
-        self.number(Num::Unsigned(n)).map_err(stop)
-    }
-
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
-        self.number(Num::Signed(n)).map_err(stop)
-    }
-
-    fn visit_f64<E: de::Error>(self, f: f64) -> Result<(), E> {
-        self.number(Num::Float(f)).map_err(stop)
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        self.string(s).map_err(stop)
-    }
+    visit_scalars!();
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let applying = self.applying(kind::ARRAY).map_err(stop)?;

@@ -40,6 +40,38 @@ impl fmt::Display for ToFill {
     }
 }
 
+/// A checking visitor's `visit_*` methods for scalars, each handing the
+/// value to its own `null`, `boolean`, `number` or `string` check.
+macro_rules! visit_scalars {
+    () => {
+        fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+            self.null().map_err(stop)
+        }
+
+        fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
+            self.boolean(b).map_err(stop)
+        }
+
+        fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+            self.number(Num::Unsigned(n)).map_err(stop)
+        }
+
+        fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+            self.number(Num::Signed(n)).map_err(stop)
+        }
+
+        fn visit_f64<E: de::Error>(self, f: f64) -> Result<(), E> {
+            self.number(Num::Float(f)).map_err(stop)
+        }
+
+        fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+            self.string(s).map_err(stop)
+        }
+    };
+}
+
+pub(super) use visit_scalars;
+
 /// Whether `text` passes `plan` (see [`crate::Validator::accepts_text`]).
 pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
     // Read as `str`, checked once here rather than string by string.
@@ -297,29 +329,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
         f.write_str("a JSON value")
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.null().map_err(stop)
-    }
-
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
-        self.boolean(b).map_err(stop)
-    }
-
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
-        self.number(Num::Unsigned(n)).map_err(stop)
-    }
-
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
-        self.number(Num::Signed(n)).map_err(stop)
-    }
-
-    fn visit_f64<E: de::Error>(self, f: f64) -> Result<(), E> {
-        self.number(Num::Float(f)).map_err(stop)
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        self.string(s).map_err(stop)
-    }
+    visit_scalars!();
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         let mut check = SeqCheck::new(self).map_err(stop)?;

@@ -141,8 +141,6 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::index::{PackConfig, Pins, build_index};
-    use crate::log::Logger;
     use crate::{Pack, Tool, ToolContext, ToolError};
 
     async fn echo(input: Value, _ctx: ToolContext) -> Result<Value, ToolError> {
@@ -164,17 +162,7 @@ mod tests {
                 }))
                 .handler(echo),
         );
-        let config = PackConfig {
-            id: "test".to_owned(),
-            version: "0.0.0".to_owned(),
-            env: None,
-        };
-        let pins = Pins {
-            artifact_version: "test".to_owned(),
-            published_at: "1970-01-01T00:00:00.000Z".to_owned(),
-        };
-        let index = build_index(&pack, &config, &pins).expect("an index");
-        crate::service::in_memory(&pack, index, Arc::new(Logger::quiet())).expect("loads")
+        crate::testing::invoker_of(&pack).expect("loads")
     }
 
     /// The input of a call of `acme.echo` with `input`, as read.
