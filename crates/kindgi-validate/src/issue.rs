@@ -39,33 +39,27 @@ fn params<const N: usize>(entries: [(&str, Value); N]) -> Map<String, Value> {
         .collect()
 }
 
-/// The keyword of a size error (`minLength` … `maxProperties`), whether
-/// its limit is a floor (`fewer`) or a ceiling (`more`), and what it counts.
-fn size_keyword(kind: &ValidationErrorKind) -> (&'static str, &'static str, &'static str) {
-    let keyword = match kind {
-        ValidationErrorKind::MinLength { .. } => "minLength",
-        ValidationErrorKind::MaxLength { .. } => "maxLength",
-        ValidationErrorKind::MinItems { .. } => "minItems",
-        ValidationErrorKind::MaxItems { .. } => "maxItems",
-        ValidationErrorKind::MinProperties { .. } => "minProperties",
-        _ => "maxProperties",
-    };
-    let (bound, unit) = size_words(keyword).unwrap_or(("more", "properties"));
-    (keyword, bound, unit)
-}
-
-/// Whether a size keyword's limit is a floor (`fewer`) or a ceiling
-/// (`more`), and what it counts; `None` for other keywords.
-fn size_words(keyword: &str) -> Option<(&'static str, &'static str)> {
-    Some(match keyword {
+/// Whether a size keyword's limit (`minLength` … `maxProperties`) is a
+/// floor (`fewer`) or a ceiling (`more`), and what it counts.
+fn size_words(keyword: &str) -> (&'static str, &'static str) {
+    match keyword {
         "minLength" => ("fewer", "characters"),
         "maxLength" => ("more", "characters"),
         "minItems" => ("fewer", "items"),
         "maxItems" => ("more", "items"),
         "minProperties" => ("fewer", "properties"),
-        "maxProperties" => ("more", "properties"),
-        _ => return None,
-    })
+        _ => ("more", "properties"),
+    }
+}
+
+/// The comparison a number bound (`minimum` … `exclusiveMaximum`) asks for.
+fn comparison_sign(keyword: &str) -> &'static str {
+    match keyword {
+        "minimum" => ">=",
+        "exclusiveMinimum" => ">",
+        "maximum" => "<=",
+        _ => "<",
+    }
 }
 
 /// Ajv's `passingSchemas` of a `oneOf` that failed, from the errors of each
@@ -232,25 +226,14 @@ impl<'s, 'i> Collector<'s, 'i> {
                 self.multiple_of(key, instance_path, schema_path, js::normalize(value));
             }
             (_, "minimum" | "exclusiveMinimum" | "maximum" | "exclusiveMaximum") => {
-                let comparison = match keyword {
-                    "minimum" => ">=",
-                    "exclusiveMinimum" => ">",
-                    "maximum" => "<=",
-                    _ => "<",
-                };
-                self.comparison(key, instance_path, schema_path, comparison, keyword, value);
+                self.comparison(key, instance_path, schema_path, keyword, value);
             }
-            _ => match size_words(keyword) {
-                Some((bound, unit)) => self.size(
-                    key,
-                    instance_path,
-                    schema_path,
-                    (keyword, Some(value), 0),
-                    bound,
-                    unit,
-                ),
-                None => return false,
-            },
+            (
+                _,
+                "minLength" | "maxLength" | "minItems" | "maxItems" | "minProperties"
+                | "maxProperties",
+            ) => self.size(key, instance_path, schema_path, keyword, Some(value), 0),
+            _ => return false,
         }
         true
     }
@@ -383,47 +366,13 @@ impl<'s, 'i> Collector<'s, 'i> {
                 };
                 self.type_issue(key, instance_path, schema_path, &shown, param);
             }
-            ValidationErrorKind::Minimum { limit } => {
-                self.comparison(
-                    key,
-                    instance_path,
-                    schema_path,
-                    ">=",
-                    "minimum",
-                    sibling("minimum").unwrap_or(limit),
-                );
-            }
-            ValidationErrorKind::Maximum { limit } => {
-                self.comparison(
-                    key,
-                    instance_path,
-                    schema_path,
-                    "<=",
-                    "maximum",
-                    sibling("maximum").unwrap_or(limit),
-                );
-            }
-            ValidationErrorKind::ExclusiveMinimum { limit } => {
-                let limit = sibling("exclusiveMinimum").unwrap_or(limit);
-                self.comparison(
-                    key,
-                    instance_path,
-                    schema_path,
-                    ">",
-                    "exclusiveMinimum",
-                    limit,
-                );
-            }
-            ValidationErrorKind::ExclusiveMaximum { limit } => {
-                let limit = sibling("exclusiveMaximum").unwrap_or(limit);
-                self.comparison(
-                    key,
-                    instance_path,
-                    schema_path,
-                    "<",
-                    "exclusiveMaximum",
-                    limit,
-                );
+            ValidationErrorKind::Minimum { limit }
+            | ValidationErrorKind::Maximum { limit }
+            | ValidationErrorKind::ExclusiveMinimum { limit }
+            | ValidationErrorKind::ExclusiveMaximum { limit } => {
+                let keyword = error.kind().keyword();
+                let limit = sibling(keyword).unwrap_or(limit);
+                self.comparison(key, instance_path, schema_path, keyword, limit);
             }
             ValidationErrorKind::MinLength { limit }
             | ValidationErrorKind::MaxLength { limit }
@@ -431,14 +380,15 @@ impl<'s, 'i> Collector<'s, 'i> {
             | ValidationErrorKind::MaxItems { limit }
             | ValidationErrorKind::MinProperties { limit }
             | ValidationErrorKind::MaxProperties { limit } => {
-                let (keyword, bound, unit) = size_keyword(error.kind());
+                let keyword = error.kind().keyword();
+                let limit_value = sibling(keyword);
                 self.size(
                     key,
                     instance_path,
                     schema_path,
-                    (keyword, sibling(keyword), *limit),
-                    bound,
-                    unit,
+                    keyword,
+                    limit_value,
+                    *limit,
                 );
             }
             ValidationErrorKind::Enum { options } => {
@@ -663,15 +613,16 @@ impl<'s, 'i> Collector<'s, 'i> {
         }
     }
 
+    /// A number bound's issue: `keyword` with its `limit`.
     fn comparison(
         &mut self,
         key: Vec<u32>,
         instance_path: &str,
         schema_path: String,
-        comparison: &str,
         keyword: &str,
         limit: &Value,
     ) {
+        let comparison = comparison_sign(keyword);
         let limit = js::normalize(limit);
         let message = format!("must be {comparison} {}", js::display(&limit));
         self.push(
@@ -684,15 +635,18 @@ impl<'s, 'i> Collector<'s, 'i> {
         );
     }
 
+    /// A size keyword's issue: `keyword` with its limit as written
+    /// (`value`), else the crate's (`fallback`).
     fn size(
         &mut self,
         key: Vec<u32>,
         instance_path: &str,
         schema_path: String,
-        (keyword, value, fallback): (&str, Option<&Value>, u64),
-        bound: &str,
-        unit: &str,
+        keyword: &str,
+        value: Option<&Value>,
+        fallback: u64,
     ) {
+        let (bound, unit) = size_words(keyword);
         let limit = limit_value(value, fallback);
         let message = format!("must NOT have {bound} than {} {unit}", js::display(&limit));
         self.push(

@@ -359,11 +359,8 @@ impl Validator {
         let lone = screen::lone(self.plan.as_ref()?, &self.schema, text)?;
         let instance = Value::Null;
         let mut collector = Collector::new(&self.schema, &self.refs, &instance);
-        if !collector.add_lone(&lone) {
-            return None;
-        }
-        let issues = collector.finish();
-        (!issues.is_empty()).then_some(issues)
+        // One issue, when the schema could be followed to it.
+        collector.add_lone(&lone).then(|| collector.finish())
     }
 
     /// Reads `seed` from `deserializer` and checks the text as it goes, in

@@ -199,6 +199,24 @@ impl<'p, 'a> Locate<'p, 'a> {
         Ok(())
     }
 
+    /// Notes the size keywords of the schema `node` that `count` members
+    /// fail: `[(min keyword, min), (max keyword, max)]`.
+    fn size(
+        &self,
+        node: NodeId,
+        in_branch: bool,
+        count: u64,
+        [(min_keyword, min), (max_keyword, max)]: [(&'static str, Option<u64>); 2],
+    ) -> Result<(), Stop> {
+        if min.is_some_and(|min| count < min) {
+            self.note(node, Failure::Keyword(min_keyword), in_branch)?;
+        }
+        if max.is_some_and(|max| count > max) {
+            self.note(node, Failure::Keyword(max_keyword), in_branch)?;
+        }
+        Ok(())
+    }
+
     /// The rules of every schema that applies to a value of `kind`, through
     /// `$ref`s and branches. A `type` refusing a scalar is noted; refusing
     /// an array or object, it is `Stop`.
@@ -403,16 +421,10 @@ impl<'de> Visitor<'de> for Locate<'_, '_> {
             }
             count += 1;
         }
-        let count = count as u64;
         for (id, rules) in applying.iter() {
-            if rules.min_items.is_some_and(|min| count < min) {
-                self.note(id, Failure::Keyword("minItems"), applying.in_branch)
-                    .map_err(stop)?;
-            }
-            if rules.max_items.is_some_and(|max| count > max) {
-                self.note(id, Failure::Keyword("maxItems"), applying.in_branch)
-                    .map_err(stop)?;
-            }
+            let sizes = [("minItems", rules.min_items), ("maxItems", rules.max_items)];
+            self.size(id, applying.in_branch, count as u64, sizes)
+                .map_err(stop)?;
         }
         Ok(())
     }
@@ -485,14 +497,12 @@ impl<'de> Visitor<'de> for Locate<'_, '_> {
                 let failure = Failure::Required(property.name.clone());
                 self.note(id, failure, applying.in_branch).map_err(stop)?;
             }
-            if rules.min_properties.is_some_and(|min| count < min) {
-                self.note(id, Failure::Keyword("minProperties"), applying.in_branch)
-                    .map_err(stop)?;
-            }
-            if rules.max_properties.is_some_and(|max| count > max) {
-                self.note(id, Failure::Keyword("maxProperties"), applying.in_branch)
-                    .map_err(stop)?;
-            }
+            let sizes = [
+                ("minProperties", rules.min_properties),
+                ("maxProperties", rules.max_properties),
+            ];
+            self.size(id, applying.in_branch, count, sizes)
+                .map_err(stop)?;
         }
         Ok(())
     }

@@ -216,7 +216,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Checked<'_, V> {
             value: None,
         };
         let value = self.inner.visit_map(entries)?;
-        check.end().map_err(|Stop| check.refusal())?;
+        check.end()?;
         Ok(value)
     }
 }
@@ -282,7 +282,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for CheckedMap<'_, '_, 'de, A> {
                 Ok(Some(read))
             }
             None => {
-                self.check.end().map_err(|Stop| self.check.refusal())?;
+                self.check.end()?;
                 Ok(None)
             }
         }

@@ -345,7 +345,7 @@ impl<'de> Visitor<'de> for Walk<'_> {
             let value = check.key(key).map_err(stop)?;
             map.next_value_seed(value)?;
         }
-        check.end().map_err(|Stop| check.refusal())
+        check.end()
     }
 }
 
@@ -483,14 +483,15 @@ impl<'p, 'de> MapCheck<'p, 'de> {
         })
     }
 
-    /// The object ended: what it must hold is checked.
+    /// The object ended: what it must hold is checked; the error says
+    /// whether it misses no more than defaults ([`MapCheck::refusal`]).
     #[inline]
-    pub(super) fn end(&self) -> Result<(), Stop> {
+    pub(super) fn end<E: de::Error>(&self) -> Result<(), E> {
         // A map type read from the text sees its keys in the text's order,
         // from the tree in sorted order (and a repeated key twice): only
         // objects whose keys are all declared, or sorted, pass.
         if self.undeclared && !self.ascending {
-            return Err(Stop);
+            return Err(stop(Stop));
         }
         let holds = |rules: &Rules, seen: u128| {
             seen & rules.must_hold == rules.must_hold
@@ -505,14 +506,14 @@ impl<'p, 'de> MapCheck<'p, 'de> {
                 .zip(self.seen)
                 .all(|(rules, seen)| holds(rules, seen)),
         };
-        if held { Ok(()) } else { Err(Stop) }
+        if held { Ok(()) } else { Err(self.refusal()) }
     }
 
-    /// The error of this object where [`MapCheck::end`] refused it:
-    /// [`ToFill`] where all it misses is properties with a `default`, else
-    /// [`Stop`].
+    /// The error of this object where [`MapCheck::end`] refused what it
+    /// holds (its keys' order passed): [`ToFill`] where all it misses is
+    /// properties with a `default`, else [`Stop`].
     #[cold]
-    pub(super) fn refusal<E: de::Error>(&self) -> E {
+    fn refusal<E: de::Error>(&self) -> E {
         let only_to_fill = |rules: &Rules, seen: u128| {
             let missing = rules.must_hold & !seen;
             rules
@@ -523,13 +524,11 @@ impl<'p, 'de> MapCheck<'p, 'de> {
                 && rules.min_properties.is_none_or(|min| self.count >= min)
                 && rules.max_properties.is_none_or(|max| self.count <= max)
         };
-        // Keys out of order, as where `end` refused them, are not it.
-        let to_fill = (!self.undeclared || self.ascending)
-            && self
-                .applying
-                .iter()
-                .zip(self.seen)
-                .all(|(rules, seen)| only_to_fill(rules, seen));
+        let to_fill = self
+            .applying
+            .iter()
+            .zip(self.seen)
+            .all(|(rules, seen)| only_to_fill(rules, seen));
         if to_fill {
             E::custom(ToFill)
         } else {
