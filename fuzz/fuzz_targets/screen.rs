@@ -5,8 +5,9 @@
 //! the very same input. `Validator::deserialize_passing` of a type that
 //! skips every value, or takes every value, passes exactly the texts the
 //! screen passes. The issues `Validator::issues_from_text` finds from a
-//! text are exactly those the full path gives for its tree, filled. Never
-//! a panic or a hang.
+//! text are exactly those the full path gives for its tree, filled, and
+//! `Validator::issues_from_refused_text` finds the same past where a
+//! typed read stopped. Never a panic or a hang.
 
 #![no_main]
 
@@ -148,10 +149,27 @@ fn reads<T: DeserializeOwned>(validator: &Validator, text: &[u8]) -> bool {
         && reader.end().is_ok()
 }
 
+/// Why a read of `T` from `text` through `deserialize_passing`, to its
+/// end, failed; `None` when it didn't.
+fn refusal<T: DeserializeOwned>(validator: &Validator, text: &[u8]) -> Option<serde_json::Error> {
+    let mut reader = serde_json::Deserializer::from_slice(text);
+    let read = validator.deserialize_passing(PhantomData::<T>, &mut reader);
+    read.and_then(|_| reader.end()).err()
+}
+
 /// A text whose issues are found from the text has those issues on the
-/// full path.
+/// full path; found from where a typed read stopped, the same ones.
 fn lone(validator: &Validator, text: &[u8]) {
-    let Some(issues) = validator.issues_from_text(text) else {
+    let issues = validator.issues_from_text(text);
+    let refusals = [
+        refusal::<IgnoredAny>(validator, text),
+        refusal::<Value>(validator, text),
+    ];
+    for refused in refusals.iter().flatten() {
+        let after = validator.issues_from_refused_text(text, refused);
+        assert_eq!(after, issues, "the issues found past a read's refusal: {refused}");
+    }
+    let Some(issues) = issues else {
         return;
     };
     let mut tree: Value = serde_json::from_slice(text).expect("a text answered from its text parses");

@@ -356,7 +356,54 @@ impl Validator {
     /// ```
     #[must_use]
     pub fn issues_from_text(&self, text: &[u8]) -> Option<Vec<Issue>> {
-        let lone = screen::lone(self.plan.as_ref()?, &self.schema, text)?;
+        self.issues_of_lone(text, None)
+    }
+
+    /// [`issues_from_text`](Validator::issues_from_text) for a text that a
+    /// read with [`deserialize_passing`](Validator::deserialize_passing)
+    /// over serde_json's reader refused, with `refused` the read's error:
+    /// the same answer, but what the read had already checked — every
+    /// member of an array or object that it finished before it stopped —
+    /// is skipped, not checked again. An input whose one error is near its
+    /// end is then read once with checks, not twice.
+    ///
+    /// `refused` must come from a read of this very `text` (its position
+    /// says how far the read got); any other error, or one without a
+    /// position, is taken as no read at all.
+    ///
+    /// ```
+    /// use std::marker::PhantomData;
+    ///
+    /// use kindgi_validate::Validator;
+    /// use serde_json::{Value, json};
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "type": "array",
+    ///     "items": {"type": "integer", "maximum": 9}
+    /// }))?;
+    /// let text = b"[1, 2, 3, 10]";
+    /// let mut reader = serde_json::Deserializer::from_slice(text);
+    /// let refused = validator
+    ///     .deserialize_passing(PhantomData::<Vec<u32>>, &mut reader)
+    ///     .expect_err("10 is past the maximum");
+    /// let issues = validator.issues_from_refused_text(text, &refused);
+    /// assert_eq!(issues, validator.issues_from_text(text));
+    /// assert_eq!(issues.expect("one error")[0].instance_path, "/3");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn issues_from_refused_text(
+        &self,
+        text: &[u8],
+        refused: &serde_json::Error,
+    ) -> Option<Vec<Issue>> {
+        self.issues_of_lone(text, screen::reader_offset(text, refused))
+    }
+
+    /// The issues of `text`'s one error, checked from its start or from
+    /// where a read stopped (`read_to`).
+    fn issues_of_lone(&self, text: &[u8], read_to: Option<usize>) -> Option<Vec<Issue>> {
+        let lone = screen::lone(self.plan.as_ref()?, &self.schema, text, read_to)?;
         let instance = Value::Null;
         let mut collector = Collector::new(&self.schema, &self.refs, &instance);
         // One issue, when the schema could be followed to it.

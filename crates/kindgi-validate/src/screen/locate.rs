@@ -19,7 +19,7 @@ use std::cmp::Ordering;
 use std::fmt;
 
 use jsonschema::paths::Location;
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use super::number::Num;
@@ -64,7 +64,12 @@ pub(crate) struct Lone {
 
 /// The one error of the instance `text` against `plan` (made from
 /// `root`); `None` unless it has exactly one and the walk is sure of it.
-pub(crate) fn lone(plan: &Plan, root: &Value, text: &[u8]) -> Option<Lone> {
+///
+/// `passed` is a path of members begun ([`super::begun`]): in each
+/// container along it, the members before the path's are known to pass
+/// and are skipped unread (their keys still count), as a read that
+/// checked them and stopped further on leaves them.
+pub(crate) fn lone(plan: &Plan, root: &Value, text: &[u8], passed: &[usize]) -> Option<Lone> {
     let text = std::str::from_utf8(text).ok()?;
     let noted = RefCell::new(None);
     let mut reader = serde_json::Deserializer::from_str(text);
@@ -73,6 +78,7 @@ pub(crate) fn lone(plan: &Plan, root: &Value, text: &[u8]) -> Option<Lone> {
         schemas: Schemas::one(plan.root),
         in_branch: false,
         at: None,
+        passed,
         noted: &noted,
     };
     walk.deserialize(&mut reader).ok()?;
@@ -156,22 +162,40 @@ struct Locate<'p, 'a> {
     /// The value is inside an `anyOf` / `oneOf` branch.
     in_branch: bool,
     at: Option<&'a Frame<'a>>,
+    /// A path of members begun, from this value (see [`lone`]).
+    passed: &'a [usize],
     noted: &'a RefCell<Option<Noted>>,
 }
 
 impl<'p, 'a> Locate<'p, 'a> {
-    /// The walk of a member of this value, at `frame`.
-    fn member<'b>(&self, schemas: Schemas, in_branch: bool, frame: &'b Frame<'b>) -> Locate<'p, 'b>
+    /// The walk of the member `index` of this value, at `frame`.
+    fn member<'b>(
+        &self,
+        schemas: Schemas,
+        in_branch: bool,
+        index: usize,
+        frame: &'b Frame<'b>,
+    ) -> Locate<'p, 'b>
     where
         'a: 'b,
     {
+        let passed = match self.passed.split_first() {
+            Some((&last, rest)) if last == index => rest,
+            _ => &[],
+        };
         Locate {
             plan: self.plan,
             schemas,
             in_branch,
             at: Some(frame),
+            passed,
             noted: self.noted,
         }
+    }
+
+    /// Whether this value's member `index` is known to pass.
+    fn passed(&self, index: usize) -> bool {
+        self.passed.first().is_some_and(|&last| index < last)
     }
 
     /// Notes that this value fails `failure` of the schema `node`: `Stop`
@@ -411,12 +435,17 @@ impl<'de> Visitor<'de> for Locate<'_, '_> {
         }
         let mut count = 0;
         loop {
-            let frame = Frame {
-                parent: self.at,
-                member: Member::Index(count),
+            let next = if self.passed(count) {
+                seq.next_element::<IgnoredAny>()?.map(drop)
+            } else {
+                let frame = Frame {
+                    parent: self.at,
+                    member: Member::Index(count),
+                };
+                let item = self.member(items, applying.in_branch, count, &frame);
+                seq.next_element_seed(item)?
             };
-            let item = self.member(items, applying.in_branch, &frame);
-            if seq.next_element_seed(item)?.is_none() {
+            if next.is_none() {
                 break;
             }
             count += 1;
@@ -441,6 +470,7 @@ impl<'de> Visitor<'de> for Locate<'_, '_> {
             .iter()
             .any(|(_, rules)| rules.min_properties.is_some() || rules.max_properties.is_some());
         while let Some(key) = map.next_key_seed(Key)? {
+            let index = count as usize;
             count += 1;
             let mut values = Schemas::NONE;
             let mut known = false;
@@ -471,12 +501,15 @@ impl<'de> Visitor<'de> for Locate<'_, '_> {
             {
                 ascending = false;
             }
-            {
+            if self.passed(index) {
+                map.next_value::<IgnoredAny>()?;
+            } else {
                 let frame = Frame {
                     parent: self.at,
                     member: Member::Key(&key),
                 };
-                map.next_value_seed(self.member(values, applying.in_branch, &frame))?;
+                let value = self.member(values, applying.in_branch, index, &frame);
+                map.next_value_seed(value)?;
             }
             previous = Some(key);
         }

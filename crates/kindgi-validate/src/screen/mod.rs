@@ -11,6 +11,7 @@
 //! says no, and the caller takes the full path, whose answer then stands:
 //! a "yes" must always be right, a "no" costs only time.
 
+mod begun;
 mod locate;
 mod number;
 mod plan;
@@ -19,14 +20,23 @@ mod walk;
 
 use serde::de::{DeserializeSeed, Deserializer};
 
+pub(crate) use begun::reader_offset;
 pub(crate) use locate::{Failure, Lone};
 pub(crate) use plan::Plan;
 pub(crate) use walk::TO_FILL;
 
 /// The one error of the instance `text`, when it has exactly one that
-/// the screen can be sure of (see [`locate`]).
-pub(crate) fn lone(plan: &Plan, schema: &serde_json::Value, text: &[u8]) -> Option<Lone> {
-    locate::lone(plan, schema, text)
+/// the screen can be sure of (see [`locate`]). `read_to`: where a read
+/// that checked the text in order stopped, if one did; the members it
+/// finished are not read again.
+pub(crate) fn lone(
+    plan: &Plan,
+    schema: &serde_json::Value,
+    text: &[u8],
+    read_to: Option<usize>,
+) -> Option<Lone> {
+    let passed = read_to.map(|at| begun::begun(text, at)).unwrap_or_default();
+    locate::lone(plan, schema, text, &passed)
 }
 
 /// Whether `text` passes `plan`.
@@ -334,10 +344,24 @@ mod tests {
     }
 
     /// `issues_from_text` on `text`, checked against the full path: the
-    /// issues it gives are those of the text's tree, filled.
+    /// issues it gives are those of the text's tree, filled. Read on from
+    /// where a typed read (of a tree, or of a struct) stopped, the answer
+    /// is the same.
     fn lone(schema: &Value, text: &str) -> Option<Value> {
         let validator = Validator::new(schema).expect("a schema");
-        let issues = validator.issues_from_text(text.as_bytes())?;
+        let issues = validator.issues_from_text(text.as_bytes());
+        let refusals = [
+            read::<Value>(&validator, text).err(),
+            read::<Typed>(&validator, text).err(),
+        ];
+        for refused in refusals.iter().flatten() {
+            assert_eq!(
+                validator.issues_from_refused_text(text.as_bytes(), refused),
+                issues,
+                "{schema} {text} {refused}"
+            );
+        }
+        let issues = issues?;
         let mut tree: Value = serde_json::from_str(text).expect("JSON");
         validator.fill_defaults(&mut tree);
         assert_eq!(
@@ -457,6 +481,47 @@ mod tests {
         let text = format!("[{}]", items.join(","));
         let issues = lone(&schema, &text).expect("one error");
         assert_eq!(issues[0]["instancePath"], "/59999/n");
+    }
+
+    #[test]
+    fn what_a_read_passed_is_not_read_again() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "items": {"type": "array", "items": {"type": "integer", "maximum": 9}},
+                "name": {"type": "string"}
+            },
+            "required": ["name"],
+            "additionalProperties": false
+        });
+        let validator = Validator::new(&schema).expect("a schema");
+        let plan = validator.plan.as_ref().expect("a plan");
+        let text = r#"{"items": [10, 11, 12], "name": "x"}"#;
+        let lone_from = |at: Option<usize>| {
+            super::lone(plan, &schema, text.as_bytes(), at).map(|lone| lone.instance_path)
+        };
+        // Three errors: no lone one.
+        assert!(lone_from(None).is_none());
+        // Told that a read passed the first two items (it stood at the
+        // third), the walk looks no further back: the third is the one.
+        let third = text.find("12").expect("the third");
+        assert_eq!(
+            lone_from(Some(third + 1)).map(|path| path.to_string()),
+            Some("/items/2".to_owned())
+        );
+        // Past the array: all of it passed; the keys of its object still
+        // count (`name` is there, nothing is missing).
+        let name = text.find(r#""x""#).expect("the name");
+        assert!(lone_from(Some(name)).is_none());
+        let valid = r#"{"items": [1, 2], "name": "x"}"#;
+        let at_end = super::lone(plan, &schema, valid.as_bytes(), Some(valid.len()));
+        assert!(at_end.is_none());
+        let missing = r#"{"items": [1, 2]}"#;
+        let at_end = super::lone(plan, &schema, missing.as_bytes(), Some(missing.len()));
+        assert_eq!(
+            at_end.map(|lone| lone.failure),
+            Some(super::Failure::Required("name".to_owned()))
+        );
     }
 
     #[test]

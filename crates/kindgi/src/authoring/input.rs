@@ -29,13 +29,14 @@ pub(crate) enum ToolInput {
 pub(crate) type TextReader = fn(&str, &Validator) -> Result<Box<dyn Any + Send>, Refused>;
 
 /// Why a [`TextReader`] left an input to the full path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug)]
 pub(crate) enum Refused {
     /// An object misses properties with a `default`, no more: filled in,
     /// the input may well be valid.
     ToFill,
-    /// Anything else: most likely invalid.
-    Other,
+    /// Anything else: most likely invalid. The read's error, which says
+    /// where it stopped ([`Validator::issues_from_refused_text`]).
+    Other(serde_json::Error),
 }
 
 /// The [`TextReader`] of input type `T`.
@@ -46,7 +47,7 @@ pub(crate) fn read_passing<T: DeserializeOwned + Send + 'static>(
     match from_text_passing::<T>(text, validator) {
         Ok(value) => Ok(Box::new(value)),
         Err(error) if Validator::refused_for_a_default(&error) => Err(Refused::ToFill),
-        Err(_) => Err(Refused::Other),
+        Err(error) => Err(Refused::Other(error)),
     }
 }
 
@@ -120,10 +121,8 @@ mod tests {
             r#"{"count": 3} 4"#,
             r#"{"count": 3"#,
         ] {
-            assert!(
-                read_passing::<Order>(text, &order_schema()).err() == Some(Refused::Other),
-                "{text}"
-            );
+            let read = read_passing::<Order>(text, &order_schema());
+            assert!(matches!(read, Err(Refused::Other(_))), "{text}");
         }
     }
 
@@ -137,8 +136,8 @@ mod tests {
             }
         }));
         let read = |text| read_passing::<Order>(text, &defaulted).err();
-        assert_eq!(read(r#"{"note": "hi"}"#), Some(Refused::ToFill));
-        assert_eq!(read(r#"{"note": 1}"#), Some(Refused::Other));
+        assert!(matches!(read(r#"{"note": "hi"}"#), Some(Refused::ToFill)));
+        assert!(matches!(read(r#"{"note": 1}"#), Some(Refused::Other(_))));
         // Missing both a default and what is required: invalid.
         let required = validator(json!({
             "type": "object",
@@ -149,7 +148,7 @@ mod tests {
             "required": ["note"]
         }));
         let read = read_passing::<Order>("{}", &required);
-        assert_eq!(read.err(), Some(Refused::Other));
+        assert!(matches!(read, Err(Refused::Other(_))));
     }
 
     #[test]
@@ -158,7 +157,7 @@ mod tests {
         // the error.
         let any = validator(json!({}));
         let read = read_passing::<Order>(r#"{"count": "three"}"#, &any);
-        assert_eq!(read.err(), Some(Refused::Other));
+        assert!(matches!(read, Err(Refused::Other(_))));
         let tree = ToolInput::Tree(json!({"count": "three"}));
         assert_eq!(
             tree.read::<Order>()

@@ -7,14 +7,14 @@
 //! input is built, and the text is parsed once. Should that fail — the
 //! input is invalid, has a default to fill, or is one the checks can't
 //! follow — an invalid input with one error is answered from its text
-//! (its issues found as it is read once more), and any other has its tree
-//! built and the call takes the full path. Every
-//! other body is read as [`parse_request`] reads it, and answered the same.
+//! (its issues found as it is read once more, past what the typed read
+//! had checked), and any other has its tree built and the call takes the
+//! full path. Every other body is read as [`parse_request`] reads it, and
+//! answered the same.
 
 use std::any::Any;
 use std::ops::Range;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 
 use bytes::Bytes;
 use kindgi_protocol::{
@@ -86,20 +86,23 @@ pub(crate) fn read(
     let input = match lazy.input {
         None => ReadInput::Tree(Value::Null),
         Some(text) => {
-            let tool = invoker.tools.get(&lazy.tool.id);
-            let read = match tool {
-                Some(tool) => read_checked(tool, text),
-                None => Err(Refused::Other),
+            let read = match invoker.tools.get(&lazy.tool.id) {
+                Some(tool) => match read_checked(tool, text) {
+                    Ok(read) => Some(read),
+                    // Its issues found from the text, past what the read
+                    // checked.
+                    Err(Refused::Other(refused)) => tool
+                        .input
+                        .issues_from_refused_text(text.as_bytes(), &refused)
+                        .map(ReadInput::Invalid),
+                    // Missing no more than a default: no error to find.
+                    Err(Refused::ToFill) => None,
+                },
+                None => None,
             };
-            // An input that misses no more than a default has no error to
-            // find from its text.
-            let issues = |tool: &Arc<ToolRuntime>| tool.input.issues_from_text(text.as_bytes());
             match read {
-                Ok(read) => read,
-                Err(Refused::Other) if let Some(issues) = tool.and_then(issues) => {
-                    ReadInput::Invalid(issues)
-                }
-                Err(_) => match serde_json::from_str(text) {
+                Some(read) => read,
+                None => match serde_json::from_str(text) {
                     Ok(value) => ReadInput::Refused(value),
                     // Not JSON (the text was found by its brackets alone),
                     // or not readable as a tree (a number too large, a
@@ -201,6 +204,16 @@ mod tests {
                 "message": "must be <= 9"
             }])
         );
+        // Its one error in the last item: found past what the typed read
+        // passed, with the same issue.
+        let mut wrong = json!(words);
+        wrong[199] = json!(7);
+        let read = read_input(&invoker, json!({"words": wrong, "times": 3}));
+        let ReadInput::Invalid(issues) = read else {
+            panic!("not answered from its text: {read:?}");
+        };
+        assert_eq!(issues[0].instance_path, "/words/199");
+        assert_eq!(issues[0].keyword.as_deref(), Some("type"));
         // Two errors: its tree, for the full path.
         let read = read_input(&invoker, json!({"words": words, "times": 10, "x": 1}));
         assert!(matches!(read, ReadInput::Refused(_)), "{read:?}");
