@@ -5,7 +5,11 @@
 //! had checked every member of an array or object that another member of
 //! the same container follows before `at`: the read finished it, and its
 //! checks, before it began the next. Those members need no second look;
-//! the last member begun in each container still open at `at` does.
+//! the last member begun in each container still open at `at` does. The
+//! text is shortened to what a second read needs: the members passed
+//! become placeholders, and it need not go through them.
+
+use std::ops::Range;
 
 /// Where the reader of a JSON text stood when it failed with `error`: its
 /// line and column as a byte offset of `text`. `None` for an error with no
@@ -24,58 +28,155 @@ pub(crate) fn reader_offset(text: &[u8], error: &serde_json::Error) -> Option<us
     (offset <= text.len()).then_some(offset)
 }
 
-/// The members begun before byte `at` of the JSON text `text`: for the
-/// outermost container still open there, the index of the last member
-/// begun in it (a key counts an object's member as begun); then the same
-/// for the container that member's value opened, and so on while one is
-/// open. Empty when the root is not an array or object, or nothing in it
-/// was begun. A text that is not JSON gives a path to nothing in
-/// particular, never a panic.
-pub(crate) fn begun(text: &[u8], at: usize) -> Vec<usize> {
-    let text = text.get(..at).unwrap_or(text);
-    // The innermost container's members begun, and whether its next one
-    // is yet to begin (after `[`, `{` or `,`); the same of the containers
-    // around it. Outside every container, values begin nothing.
-    let (mut count, mut waiting) = (0usize, false);
-    let mut around: Vec<(usize, bool)> = Vec::new();
+/// `text` shortened for a second read from where a first one stopped at
+/// byte `at`: in each container still open there, every member before the
+/// last one begun is a placeholder `0` (an object's keys kept as they
+/// are), and the text goes on as it was from the innermost container's
+/// last member begun. `None` when nothing would be left out (the root is
+/// not an array or object, or nothing in it was begun before `at`), or
+/// the text before `at` is not JSON: then read the text as it is.
+pub(crate) fn shorten(text: &[u8], at: usize) -> Option<Shortened> {
+    let open = open_at(text, at)?;
+    if open.levels.iter().all(|level| level.count < 2) {
+        return None;
+    }
+    let mut shortened = Shortened {
+        passed: Vec::with_capacity(open.levels.len()),
+        text: Vec::new(),
+    };
+    let out = &mut shortened.text;
+    let last = open.levels.len().checked_sub(1)?;
+    for (depth, level) in open.levels.iter().enumerate() {
+        let passed = level.count.checked_sub(1)?;
+        shortened.passed.push(passed);
+        if level.object {
+            out.push(b'{');
+            let keys = open.keys.get(level.keys..level.keys + level.count)?;
+            let (path_key, passed_keys) = keys.split_last()?;
+            for key in passed_keys {
+                out.extend_from_slice(text.get(key.clone())?);
+                out.extend_from_slice(b":0,");
+            }
+            if depth < last {
+                out.extend_from_slice(text.get(path_key.clone())?);
+                out.push(b':');
+            }
+        } else {
+            out.push(b'[');
+            for _ in 0..passed {
+                out.extend_from_slice(b"0,");
+            }
+        }
+        if depth == last {
+            out.extend_from_slice(text.get(level.last_start..)?);
+        }
+    }
+    Some(shortened)
+}
+
+/// A text shortened by [`shorten`].
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Shortened {
+    /// For each container left open, outermost first, the index of its
+    /// last member begun: the members before it are placeholders.
+    pub(crate) passed: Vec<usize>,
+    /// The text, shortened.
+    pub(crate) text: Vec<u8>,
+}
+
+/// The containers open at byte `at` of `text` with a member begun in
+/// each, outermost first, and the keys of their members.
+struct OpenAt {
+    levels: Vec<Level>,
+    /// The span (quotes included) of the key of every member begun in an
+    /// object of `levels`, by level.
+    keys: Vec<Range<usize>>,
+}
+
+/// An array or object, as far as [`open_at`] read it.
+#[derive(Clone, Copy)]
+struct Level {
+    object: bool,
+    /// Its members begun.
+    count: usize,
+    /// Its next member is yet to begin (after `[`, `{` or `,`).
+    waiting: bool,
+    /// Where its last member begun begins: its key, or the item.
+    last_start: usize,
+    /// Where its keys begin in [`OpenAt::keys`].
+    keys: usize,
+}
+
+/// The containers open at byte `at` of `text` (see [`OpenAt`]); `None`
+/// when there are none with a member begun. A text that is not JSON
+/// gives containers of no particular meaning, never a panic.
+fn open_at(text: &[u8], at: usize) -> Option<OpenAt> {
+    let scanned = text.get(..at).unwrap_or(text);
+    let mut keys: Vec<Range<usize>> = Vec::new();
+    // The innermost container, and those around it; outside every
+    // container (the first one around), values begin nothing.
+    let mut level = Level {
+        object: false,
+        count: 0,
+        waiting: false,
+        last_start: 0,
+        keys: 0,
+    };
+    let mut around: Vec<Level> = Vec::new();
     let mut i = 0;
-    while let Some(&byte) = text.get(i) {
+    while let Some(&byte) = scanned.get(i) {
         i += 1;
         let class = CLASS[usize::from(byte)];
         if class == Class::Blank {
             continue;
         }
         if class == Class::Comma {
-            waiting = true;
+            level.waiting = true;
             continue;
         }
         if class == Class::Close {
             if let Some(outer) = around.pop() {
-                (count, waiting) = outer;
+                keys.truncate(level.keys);
+                level = outer;
             }
             continue;
         }
         // A key or value: where a member waits, it begins one.
-        if waiting {
-            count += 1;
-            waiting = false;
+        let begins = level.waiting;
+        if begins {
+            level.count += 1;
+            level.waiting = false;
+            level.last_start = i - 1;
         }
         if class == Class::Open {
-            around.push((count, waiting));
-            (count, waiting) = (0, true);
+            around.push(level);
+            level = Level {
+                object: byte == b'{',
+                count: 0,
+                waiting: true,
+                last_start: 0,
+                keys: keys.len(),
+            };
         } else if class == Class::Quote {
-            i = string_end(text, i);
+            let end = string_end(scanned, i);
+            if begins && level.object {
+                keys.push(i - 1..end);
+            }
+            i = end;
         }
         // A number's or literal's other characters begin nothing.
     }
     if around.is_empty() {
-        return Vec::new();
+        return None;
     }
-    // The first entry is outside every container.
-    let open = around.iter().skip(1).map(|&(count, _)| count);
-    open.chain([count])
-        .map_while(|count| count.checked_sub(1))
-        .collect()
+    // The first one around is outside every container.
+    around.push(level);
+    let levels: Vec<Level> = around
+        .into_iter()
+        .skip(1)
+        .take_while(|level| level.count > 0)
+        .collect();
+    (!levels.is_empty()).then_some(OpenAt { levels, keys })
 }
 
 /// What a byte outside strings does to [`begun`]'s walk.
@@ -152,6 +253,48 @@ fn bytes_equal(word: u64, byte: u8) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The path of members begun before byte `at` of `text`: the index of
+    /// the last one in each container open.
+    fn begun(text: &[u8], at: usize) -> Vec<usize> {
+        let levels = open_at(text, at).map(|open| open.levels);
+        let last = |level: &Level| level.count - 1;
+        levels.unwrap_or_default().iter().map(last).collect()
+    }
+
+    /// `text` shortened at the first byte of `marker`.
+    fn shortened_at(text: &str, marker: &str) -> (Vec<usize>, String) {
+        let at = text.find(marker).expect("the marker");
+        let shortened = shorten(text.as_bytes(), at).expect("shortened");
+        let text = String::from_utf8(shortened.text).expect("UTF-8");
+        (shortened.passed, text)
+    }
+
+    #[test]
+    fn a_shortened_text_keeps_the_keys_and_goes_on_from_the_last_member() {
+        let text = r#"{"a": 1, "b": [10, {"x": true, "y": "|"}, 30], "c": 3}"#;
+        assert_eq!(
+            shortened_at(text, "|"),
+            (
+                vec![1, 1, 1],
+                r#"{"a":0,"b":[0,{"x":0,"y": "|"}, 30], "c": 3}"#.to_owned()
+            )
+        );
+        assert_eq!(
+            shortened_at(text, "3}"),
+            (vec![2], r#"{"a":0,"b":0,"c": 3}"#.to_owned())
+        );
+        // Keys as they were written, escapes and all.
+        let text = r#"[{"k\"1": [1, 2], "n": 5}, 7]"#;
+        assert_eq!(
+            shortened_at(text, "5"),
+            (vec![0, 1], r#"[{"k\"1":0,"n": 5}, 7]"#.to_owned())
+        );
+        // Nothing begun or passed, nothing left out.
+        assert_eq!(shorten(text.as_bytes(), 1), None);
+        assert_eq!(shorten(text.as_bytes(), text.find("1,").expect("1")), None);
+        assert_eq!(shorten(b"123", 2), None);
+    }
 
     /// The path at the first byte of `marker` in `text`.
     fn begun_at(text: &str, marker: &str) -> Vec<usize> {

@@ -67,8 +67,8 @@ pub(crate) struct Lone {
 ///
 /// `passed` is a path of members begun ([`super::begun`]): in each
 /// container along it, the members before the path's are known to pass
-/// and are skipped unread (their keys still count), as a read that
-/// checked them and stopped further on leaves them.
+/// (or are the placeholders of those that do) and are skipped unread;
+/// their keys still count.
 pub(crate) fn lone(plan: &Plan, root: &Value, text: &[u8], passed: &[usize]) -> Option<Lone> {
     let text = std::str::from_utf8(text).ok()?;
     let noted = RefCell::new(None);

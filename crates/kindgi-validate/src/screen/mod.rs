@@ -35,8 +35,10 @@ pub(crate) fn lone(
     text: &[u8],
     read_to: Option<usize>,
 ) -> Option<Lone> {
-    let passed = read_to.map(|at| begun::begun(text, at)).unwrap_or_default();
-    locate::lone(plan, schema, text, &passed)
+    match read_to.and_then(|at| begun::shorten(text, at)) {
+        Some(shortened) => locate::lone(plan, schema, &shortened.text, &shortened.passed),
+        None => locate::lone(plan, schema, text, &[]),
+    }
 }
 
 /// Whether `text` passes `plan`.
