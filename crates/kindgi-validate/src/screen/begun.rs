@@ -179,7 +179,7 @@ fn open_at(text: &[u8], at: usize) -> Option<OpenAt> {
     (!levels.is_empty()).then_some(OpenAt { levels, keys })
 }
 
-/// What a byte outside strings does to [`begun`]'s walk.
+/// What a byte outside strings does to [`open_at`]'s walk.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Class {
     /// Whitespace and `:`: nothing.
