@@ -364,12 +364,13 @@ impl Validator {
     /// over serde_json's reader refused, with `refused` the read's error:
     /// the same answer, but what the read had already checked — every
     /// member of an array or object that it finished before it stopped —
-    /// is skipped, not checked again. An input whose one error is near its
+    /// is left out, not read again. An input whose one error is near its
     /// end is then read once with checks, not twice.
     ///
-    /// `refused` must come from a read of this very `text` (its position
-    /// says how far the read got); any other error, or one without a
-    /// position, is taken as no read at all.
+    /// `refused` must come from a read of this very `text`: its position
+    /// says how far the read got, and the position of an error from
+    /// another read could leave out what was never checked. An error
+    /// without a position is taken as no read at all.
     ///
     /// ```
     /// use std::marker::PhantomData;
