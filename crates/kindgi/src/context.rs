@@ -25,7 +25,8 @@ pub struct ToolContext {
 #[derive(Debug)]
 struct ContextInner {
     tool_id: String,
-    call: CallContext,
+    /// As the read boxed it (see `ToolCall`): not copied again.
+    call: Box<CallContext>,
     wait_token: Option<WaitToken>,
     files: Result<Files, FilesNotAvailable>,
     cancellation: Cancellation,
@@ -39,8 +40,8 @@ impl ToolContext {
     /// out of `call`: the handler reaches them only through
     /// [`ToolContext::wait_link`] and [`ToolContext::files`].
     pub(crate) fn new(
-        tool_id: &str,
-        mut call: CallContext,
+        tool_id: String,
+        mut call: Box<CallContext>,
         wait_token: Option<WaitToken>,
         files: Result<Files, FilesNotAvailable>,
         cancellation: Cancellation,
@@ -51,7 +52,7 @@ impl ToolContext {
         call.tool_files = None;
         Self {
             inner: Arc::new(ContextInner {
-                tool_id: tool_id.to_owned(),
+                tool_id,
                 call,
                 wait_token,
                 files,

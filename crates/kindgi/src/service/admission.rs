@@ -24,6 +24,7 @@
 
 use std::ops::Range;
 use std::sync::Arc;
+use std::task::Poll;
 
 use bytes::Bytes;
 use hyper::body::Incoming;
@@ -173,11 +174,21 @@ pub(crate) async fn admit(
     };
     // The body's memory and its document's, reserved until the call ends.
     let mut memory = admission.budget.reservation();
-    let reading = pack_http::read_body(incoming, declared, |bytes| memory.grow(bytes));
-    let read = tokio::select! {
-        read = tokio::time::timeout(BODY_TIMEOUT, reading) => read,
-        // The drain window closed before the body came: the call never ran.
-        () = state.drain.until_window_closed() => return Err(draining()),
+    let read = {
+        let mut reading = std::pin::pin!(pack_http::read_body(incoming, declared, |bytes| {
+            memory.grow(bytes)
+        }));
+        // Most bodies came with their head: one already in is read without
+        // a timer (and its clock read).
+        match futures::poll!(reading.as_mut()) {
+            Poll::Ready(read) => Ok(read),
+            Poll::Pending => tokio::select! {
+                read = tokio::time::timeout(BODY_TIMEOUT, reading) => read,
+                // The drain window closed before the body came: the call
+                // never ran.
+                () = state.drain.until_window_closed() => return Err(draining()),
+            },
+        }
     };
     let body = match read {
         Ok(Ok(body)) => body,
@@ -191,8 +202,14 @@ pub(crate) async fn admit(
     // What parsing will build, at most: past the budget, the call is
     // refused before it is parsed (it has not run).
     let large = body.len() >= LARGE_BODY_BYTES;
-    let text = body.clone();
-    let scanned = off_worker(large, move || scan(&text)).await;
+    // A small body is scanned in place: a clone of it to send to another
+    // thread would cost an allocation.
+    let scanned = if large {
+        let text = body.clone();
+        off_worker(large, move || scan(&text)).await
+    } else {
+        scan(&body)
+    };
     if !memory.grow(scanned.cost) {
         return Err(overloaded());
     }

@@ -173,20 +173,29 @@ async fn invoke(
         Err(refused) => return refused,
     };
     let started = Instant::now();
-    let (reader, body, input) = (
-        Arc::clone(&state),
-        admitted.body.clone(),
-        admitted.input.clone(),
-    );
-    let message =
-        match off_worker(admitted.large, move || read(&reader.invoker, &body, input)).await {
-            Ok(message) => message,
-            Err(e) => return answer(&state, started, Answer::Message(e.into())),
-        };
+    // A small body is read in place: what a read on another thread needs
+    // is cloned for it, which costs an allocation for the body.
+    let read = if admitted.large {
+        let (reader, body, input) = (
+            Arc::clone(&state),
+            admitted.body.clone(),
+            admitted.input.clone(),
+        );
+        off_worker(true, move || read(&reader.invoker, &body, input)).await
+    } else {
+        read(&state.invoker, &admitted.body, admitted.input.clone())
+    };
+    let message = match read {
+        Ok(message) => message,
+        Err(e) => return answer(&state, started, Answer::Message(e.into())),
+    };
     let meta = CallMeta {
         large: admitted.large,
         started,
-        deadline: deadline_after(headers::parse_timeout_ms(header_text(headers.timeout_ms))),
+        deadline: deadline_after(
+            started,
+            headers::parse_timeout_ms(header_text(headers.timeout_ms)),
+        ),
         transport: TransportIds {
             trace: header_text(headers.traceparent).and_then(trace_ids),
             request_id: header_text(headers.request_id).map(str::to_owned),
@@ -216,7 +225,10 @@ fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpRespon
         Answer::TenantMismatch => tenant_mismatch(),
         Answer::Overloaded => overloaded(),
         Answer::Message(message) => {
-            let mut response = hyper::Response::new(Full::new(message_body(&message).into()));
+            // A boxed slice, not the `Vec`: `Bytes` would allocate again
+            // to keep a `Vec`'s capacity.
+            let body = Bytes::from(message_body(&message).into_boxed_slice());
+            let mut response = hyper::Response::new(Full::new(body));
             let headers = response.headers_mut();
             headers.clone_from(&state.answer_headers);
             headers.insert(

@@ -27,7 +27,10 @@ use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 pub(crate) struct ToolCall {
     pub(crate) tool: ToolRef,
     pub(crate) input: ReadInput,
-    pub(crate) ctx: CallContext,
+    /// Boxed once read: a context is some 400 bytes, which every step from
+    /// the read to the handler's [`ToolContext`] would otherwise copy as
+    /// the call moves through it.
+    pub(crate) ctx: Box<CallContext>,
 }
 
 impl From<ToolInvoke> for ToolCall {
@@ -35,7 +38,7 @@ impl From<ToolInvoke> for ToolCall {
         ToolCall {
             tool: invoke.tool,
             input: ReadInput::Tree(invoke.input),
-            ctx: invoke.ctx,
+            ctx: Box::new(invoke.ctx),
         }
     }
 }
@@ -195,8 +198,7 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 
 /// Runs a tool call.
 ///
-/// The call comes boxed (it is some 500 bytes, most of it its context):
-/// the futures around this one hold and move a pointer. This and
+/// This and
 /// [`tool_response`] are plain functions around an `async move` block
 /// rather than `async fn`s: an `async fn` keeps a second copy of each
 /// argument it takes by value.
@@ -206,7 +208,7 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 )]
 pub(crate) fn run_tool(
     state: &Invoker,
-    invoke: Box<ToolCall>,
+    invoke: ToolCall,
     meta: CallMeta,
 ) -> impl Future<Output = Answer> + Send {
     async move {
@@ -232,15 +234,14 @@ pub(crate) fn run_tool(
             }
         }
         let ToolCall {
-            tool: asked,
+            tool: ToolRef { id, version },
             input,
             ctx,
-        } = *invoke;
-        let ctx = context_for(state, tool, ctx, &meta, cancellation.clone());
+        } = invoke;
+        let ctx = context_for(state, tool, id, ctx, &meta, cancellation.clone());
         let called = Called::Tool(ctx.clone());
         let mut record = CallRecord::new(state, called, meta.started, cancellation.clone());
-        let response =
-            answer_tool(state, tool, asked.version, input, ctx, &meta, &cancellation).await;
+        let response = answer_tool(state, tool, version, input, ctx, &meta, &cancellation).await;
         record.finish(&response);
         Answer::Message(response)
     }
@@ -262,17 +263,9 @@ pub(crate) fn tool_response<'a>(
         let Some(tool) = state.tools.get(&invoke.tool.id) else {
             return not_in_pack(&invoke.tool.id);
         };
-        let ctx = context_for(state, tool, invoke.ctx, meta, cancellation.clone());
-        answer_tool(
-            state,
-            tool,
-            invoke.tool.version,
-            invoke.input,
-            ctx,
-            meta,
-            &cancellation,
-        )
-        .await
+        let ToolRef { id, version } = invoke.tool;
+        let ctx = context_for(state, tool, id, invoke.ctx, meta, cancellation.clone());
+        answer_tool(state, tool, version, invoke.input, ctx, meta, &cancellation).await
     }
 }
 
@@ -468,10 +461,12 @@ fn failure_response(id: &str, error: &ToolError) -> Response {
     )
 }
 
+/// The context of a call of `tool` (called by its id, `tool_id`) in `call`.
 fn context_for(
     state: &Invoker,
     tool: &ToolRuntime,
-    mut call: kindgi_protocol::CallContext,
+    tool_id: String,
+    mut call: Box<CallContext>,
     meta: &CallMeta,
     cancellation: Cancellation,
 ) -> ToolContext {
@@ -495,7 +490,7 @@ fn context_for(
         None => Err(FilesNotAvailable::NoGrant),
     };
     ToolContext::new(
-        &tool.entry.id,
+        tool_id,
         call,
         wait_token,
         files,
@@ -616,9 +611,9 @@ pub(super) fn panic_error(payload: &(dyn std::any::Any + Send)) -> ToolError {
     ToolError::new(cause.name, cause.message)
 }
 
-/// The deadline of a call whose body was just parsed.
-pub(crate) fn deadline_after(timeout_ms: u64) -> Instant {
-    let now = Instant::now();
-    now.checked_add(Duration::from_millis(timeout_ms))
-        .unwrap_or(now + Duration::from_secs(365 * 24 * 3600))
+/// The deadline of a call started at `started` with `timeout_ms`.
+pub(crate) fn deadline_after(started: Instant, timeout_ms: u64) -> Instant {
+    started
+        .checked_add(Duration::from_millis(timeout_ms))
+        .unwrap_or(started + Duration::from_secs(365 * 24 * 3600))
 }

@@ -56,10 +56,8 @@ pub(crate) enum ReadInput {
 /// A request, read.
 #[derive(Debug)]
 pub(crate) enum Read {
-    /// A tool invoke. Boxed: a call is some 500 bytes (its context), copied
-    /// each time the read's result, and every future that holds it, moves —
-    /// some ten times a call, more than the allocation costs.
-    Tool(Box<ToolCall>),
+    /// A tool invoke.
+    Tool(ToolCall),
     /// A check invoke.
     Check(CheckInvoke),
     /// A request of a kind this service doesn't run.
@@ -112,11 +110,11 @@ pub(crate) fn read(
             }
         }
     };
-    Ok(Read::Tool(Box::new(ToolCall {
+    Ok(Read::Tool(ToolCall {
         tool: lazy.tool,
         input,
-        ctx: lazy.ctx,
-    })))
+        ctx: Box::new(lazy.ctx),
+    }))
 }
 
 /// `text` read into `tool`'s input type by its handler's reader, checked
@@ -133,7 +131,7 @@ fn read_checked(tool: &ToolRuntime, text: &str) -> Result<ReadInput, Refused> {
 
 fn from_request(request: Request) -> Read {
     match request {
-        Request::Invoke(invoke) => Read::Tool(Box::new(invoke.into())),
+        Request::Invoke(invoke) => Read::Tool(invoke.into()),
         Request::CheckInvoke(check) => Read::Check(check),
         _ => Read::Other,
     }
