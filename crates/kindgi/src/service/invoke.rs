@@ -4,6 +4,7 @@
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
+use std::task::Poll;
 use std::time::{Duration, Instant};
 
 use futures::FutureExt as _;
@@ -531,10 +532,18 @@ async fn run_handler(
                 .await;
                 match made {
                     Ok(future) => {
-                        let run = AssertUnwindSafe(in_call(call_log, future)).catch_unwind();
-                        tokio::time::timeout_at(meta.deadline.into(), run)
-                            .await
-                            .map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
+                        let mut run = std::pin::pin!(
+                            AssertUnwindSafe(in_call(call_log, future)).catch_unwind()
+                        );
+                        // A handler done at its first poll, as many are,
+                        // needs no timer for its deadline.
+                        let ran = match futures::poll!(run.as_mut()) {
+                            Poll::Ready(ran) => Ok(ran),
+                            Poll::Pending => {
+                                tokio::time::timeout_at(meta.deadline.into(), run).await
+                            }
+                        };
+                        ran.map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
                     }
                     Err(payload) => Ok(Ok(panicked(&*payload))),
                 }
@@ -587,7 +596,9 @@ async fn run_handler(
     // The drain window closing ends the call as its deadline would: the
     // handler is told (reason `shutdown`), and the call is answered
     // `cancelled` before the service closes its connection.
+    // The handler first: one done at once never waits for the window.
     let ran = tokio::select! {
+        biased;
         ran = work => ran,
         () = state.window_closed.cancelled() => {
             cancellation.end(CancelReason::Shutdown);
