@@ -141,7 +141,7 @@ impl Connections {
                 tokio::select! {
                     _ = watched => {}
                     Ok(()) = &mut closed => {}
-                    () = watch.late() => {}
+                    () = watch.late_on_own_task() => {}
                 }
             }
             silent.leave(id);

@@ -20,6 +20,8 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
+use tokio::sync::oneshot;
+use tokio::task::AbortHandle;
 use tokio::time::Instant;
 
 /// How long a client may take to send a request's head.
@@ -85,6 +87,23 @@ impl HeadWatch {
         }
     }
 
+    /// [`HeadWatch::late`] on a task of its own, which the returned future
+    /// waits for: the timer is then looked at when it fires, not at every
+    /// wake of the connection's task (each request's). Dropping the future
+    /// stops the task.
+    pub(super) fn late_on_own_task(self: &Arc<Self>) -> LateSignal {
+        let (tell, told) = oneshot::channel();
+        let watch = Arc::clone(self);
+        let task = tokio::spawn(async move {
+            watch.late().await;
+            let _ = tell.send(());
+        });
+        LateSignal {
+            told,
+            task: task.abort_handle(),
+        }
+    }
+
     /// Notes how a write to the socket went.
     fn wrote<T>(&self, polled: &Poll<io::Result<T>>) {
         let stalled = polled.is_pending();
@@ -92,6 +111,33 @@ impl HeadWatch {
         if self.write_stalled.load(Ordering::Relaxed) != stalled {
             self.write_stalled.store(stalled, Ordering::Release);
         }
+    }
+}
+
+/// Resolves once the connection's head is late: see
+/// [`HeadWatch::late_on_own_task`].
+#[derive(Debug)]
+pub(super) struct LateSignal {
+    told: oneshot::Receiver<()>,
+    task: AbortHandle,
+}
+
+impl Future for LateSignal {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        match Pin::new(&mut self.told).poll(cx) {
+            Poll::Ready(Ok(())) => Poll::Ready(()),
+            // The task is gone without telling (the runtime is stopping):
+            // never late.
+            Poll::Ready(Err(_)) | Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for LateSignal {
+    fn drop(&mut self) {
+        self.task.abort();
     }
 }
 
@@ -187,6 +233,23 @@ mod tests {
         // Answered at 60 s: due at 90 s, when its answer was stuck; looked
         // at again a timeout later, the write having gone on at 100 s.
         assert_eq!(closed_at - opened, Duration::from_secs(120));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn lateness_on_its_own_task_is_told_at_the_same_time() {
+        let opened = Instant::now();
+        let watch = Arc::new(HeadWatch::new(opened));
+        watch.late_on_own_task().await;
+        assert_eq!(Instant::now() - opened, HEADER_TIMEOUT);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn dropping_the_signal_stops_its_task() {
+        let watch = Arc::new(HeadWatch::new(Instant::now()));
+        drop(watch.late_on_own_task());
+        // The task held the only other reference to the watch.
+        tokio::task::yield_now().await;
+        assert_eq!(Arc::strong_count(&watch), 1);
     }
 
     #[tokio::test(start_paused = true)]
