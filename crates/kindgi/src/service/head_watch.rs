@@ -5,7 +5,9 @@
 //! One timer a connection, rearmed only when it fires, where hyper's own
 //! header timeout arms a timer (a boxed sleep in the runtime's timer wheel)
 //! for every request head it waits for: a call costs a clock read and
-//! three flags instead. A connection is never closed while one of its
+//! three flags instead. The timer sleeps on a task of its own
+//! ([`HeadWatch::late_on_own_task`]), so that the connection's task, woken
+//! for each request, doesn't poll it each time. A connection is never closed while one of its
 //! requests is being answered, nor while an answer can't be written
 //! because the client reads nothing for now (hyper's timeout starts only
 //! once an answer is written): such a connection is looked at again a
