@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http::header::EXPECT;
 use http::request::Parts;
-use http::{HeaderMap, HeaderName, Method, Request, StatusCode};
+use http::{HeaderMap, HeaderName, HeaderValue, Method, Request, StatusCode};
 use http_body::Body as _;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -78,19 +78,17 @@ pub(crate) async fn answer_guarded(
         && !body.is_end_stream()
         && !parts.headers.contains_key(EXPECT)
     {
-        response.headers_mut().insert(
-            http::header::CONNECTION,
-            http::HeaderValue::from_static("close"),
-        );
+        response
+            .headers_mut()
+            .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
         tokio::spawn(discard(body));
     }
     // While draining, every answer closes its connection, so that a client
     // never sends its next request on a connection about to be closed.
     if state.drain.is_draining() {
-        response.headers_mut().insert(
-            http::header::CONNECTION,
-            http::HeaderValue::from_static("close"),
-        );
+        response
+            .headers_mut()
+            .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
     }
     Ok(response)
 }
@@ -229,13 +227,23 @@ fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpRespon
             // to keep a `Vec`'s capacity.
             let body = Bytes::from(message_body(&message).into_boxed_slice());
             let mut response = hyper::Response::new(Full::new(body));
-            let headers = response.headers_mut();
-            headers.clone_from(&state.answer_headers);
-            headers.insert(
-                DURATION_MS,
-                duration_value(started.elapsed().as_millis() as u64),
-            );
+            let duration = duration_value(started.elapsed().as_millis() as u64);
+            set_answer_headers(response.headers_mut(), &state.answer_headers, duration);
             response
+        }
+    }
+}
+
+/// Sets `headers` to `template` (an answer's, made once: see
+/// [`ServiceState::answer_headers`]) with `duration` as its
+/// `kindgi-duration-ms`, set where the clone holds it: inserting it would
+/// hash its name again.
+fn set_answer_headers(headers: &mut HeaderMap, template: &HeaderMap, duration: HeaderValue) {
+    headers.clone_from(template);
+    match headers.iter_mut().find(|(name, _)| **name == DURATION_MS) {
+        Some((_, slot)) => *slot = duration,
+        None => {
+            headers.insert(DURATION_MS, duration);
         }
     }
 }
@@ -258,11 +266,11 @@ fn message_body(message: &Response) -> Vec<u8> {
 
 /// `kindgi-duration-ms`'s value: for a call of under 10 ms, as most are,
 /// one made once rather than formatted into a new allocation.
-fn duration_value(ms: u64) -> http::HeaderValue {
+fn duration_value(ms: u64) -> HeaderValue {
     const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
     match usize::try_from(ms).ok().and_then(|index| DIGITS.get(index)) {
-        Some(digit) => http::HeaderValue::from_static(digit),
-        None => http::HeaderValue::from(ms),
+        Some(digit) => HeaderValue::from_static(digit),
+        None => HeaderValue::from(ms),
     }
 }
 
@@ -303,6 +311,44 @@ mod tests {
             Ok(collected) => collected.to_bytes(),
             Err(never) => match never {},
         }
+    }
+
+    #[test]
+    fn an_answer_has_the_template_s_headers_and_its_duration_once() {
+        let pairs = |map: &HeaderMap| {
+            map.iter()
+                .map(|(name, value)| (name.as_str().to_owned(), value.clone()))
+                .collect::<Vec<_>>()
+        };
+        let json = HeaderValue::from_static("application/json");
+        let mut template = HeaderMap::new();
+        template.insert(CONTENT_TYPE, json.clone());
+        template.insert(DURATION_MS, HeaderValue::from_static("0"));
+        template.insert("kindgi-artifact-version", HeaderValue::from_static("1.2"));
+        let mut headers = HeaderMap::new();
+        set_answer_headers(&mut headers, &template, HeaderValue::from_static("12"));
+        assert_eq!(
+            pairs(&headers),
+            [
+                ("content-type".to_owned(), json.clone()),
+                (
+                    "kindgi-duration-ms".to_owned(),
+                    HeaderValue::from_static("12")
+                ),
+                (
+                    "kindgi-artifact-version".to_owned(),
+                    HeaderValue::from_static("1.2")
+                ),
+            ]
+        );
+        // A template without the duration's slot gets it all the same.
+        template.remove(DURATION_MS);
+        set_answer_headers(&mut headers, &template, HeaderValue::from_static("3"));
+        assert_eq!(
+            headers.get_all(DURATION_MS).iter().collect::<Vec<_>>(),
+            ["3"]
+        );
+        assert_eq!(headers.len(), 3);
     }
 
     #[test]
