@@ -35,7 +35,7 @@ use super::call_headers::CallHeaders;
 use super::config::{EnvCheck, ServiceConfig};
 use super::drain::InFlightGuard;
 use super::http::{HttpResponse, draining, overloaded, tenant_mismatch};
-use super::invoke::{LARGE_BODY_BYTES, off_worker};
+use super::invoke::{LARGE_BODY_BYTES, off_worker_on};
 use super::pack_http::{self, BODY_TIMEOUT, BodyError};
 use super::scan::scan;
 use super::state::ServiceState;
@@ -126,7 +126,7 @@ pub(crate) struct Admitted {
     /// The request body, read whole.
     pub(crate) body: Bytes,
     /// Whether the body is large: its parsing and checks run off the
-    /// worker (see [`off_worker`]).
+    /// worker (see [`off_worker`](super::invoke::off_worker)).
     pub(crate) large: bool,
     /// Where the body's top-level `"input"` value lies, when its scan
     /// found it ([`super::scan`]).
@@ -202,14 +202,7 @@ pub(crate) async fn admit(
     // What parsing will build, at most: past the budget, the call is
     // refused before it is parsed (it has not run).
     let large = body.len() >= LARGE_BODY_BYTES;
-    // A small body is scanned in place: a clone of it to send to another
-    // thread would cost an allocation.
-    let scanned = if large {
-        let text = body.clone();
-        off_worker(large, move || scan(&text)).await
-    } else {
-        scan(&body)
-    };
+    let scanned = off_worker_on(large, &body, |text| scan(text)).await;
     if !memory.grow(scanned.cost) {
         return Err(overloaded());
     }

@@ -17,7 +17,7 @@ use kindgi_protocol::{ErrorCode, ErrorResponse, Response, headers};
 use super::admission::{admit, not_serving};
 use super::call_headers::CallHeaders;
 use super::check::run_check;
-use super::invoke::{Answer, CallMeta, deadline_after, off_worker, run_tool};
+use super::invoke::{Answer, CallMeta, deadline_after, off_worker_on, run_tool};
 use super::pack_http::{self, header_text};
 use super::read::{Read, read};
 use super::state::ServiceState;
@@ -171,19 +171,11 @@ async fn invoke(
         Err(refused) => return refused,
     };
     let started = Instant::now();
-    // A small body is read in place: what a read on another thread needs
-    // is cloned for it, which costs an allocation for the body.
-    let read = if admitted.large {
-        let (reader, body, input) = (
-            Arc::clone(&state),
-            admitted.body.clone(),
-            admitted.input.clone(),
-        );
-        off_worker(true, move || read(&reader.invoker, &body, input)).await
-    } else {
-        read(&state.invoker, &admitted.body, admitted.input.clone())
-    };
-    let message = match read {
+    let (reader, input) = (Arc::clone(&state), admitted.input.clone());
+    let read = off_worker_on(admitted.large, &admitted.body, move |body| {
+        read(&reader.invoker, body, input)
+    });
+    let message = match read.await {
         Ok(message) => message,
         Err(e) => return answer(&state, started, Answer::Message(e.into())),
     };

@@ -95,6 +95,25 @@ pub(crate) async fn off_worker<R: Send + 'static>(
     super::lanes::run(move || crate::env::in_thread(env, work)).await
 }
 
+/// [`off_worker`] for work on `data`, which is cloned only when the work
+/// goes to another thread: small work runs on `data` where it is (the
+/// first clone of a `Bytes` made from a `Vec` allocates).
+pub(crate) async fn off_worker_on<D, R>(
+    large: bool,
+    data: &D,
+    work: impl FnOnce(&D) -> R + Send + 'static,
+) -> R
+where
+    D: Clone + Send + 'static,
+    R: Send + 'static,
+{
+    if !(large && multi_thread()) {
+        return work(data);
+    }
+    let data = data.clone();
+    off_worker(large, move || work(&data)).await
+}
+
 /// Whether this thread runs on a multi-thread tokio runtime.
 fn multi_thread() -> bool {
     use tokio::runtime::{Handle, RuntimeFlavor};
@@ -199,10 +218,9 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 
 /// Runs a tool call.
 ///
-/// This and
-/// [`tool_response`] are plain functions around an `async move` block
-/// rather than `async fn`s: an `async fn` keeps a second copy of each
-/// argument it takes by value.
+/// This and [`tool_response`] are plain functions around an `async move`
+/// block rather than `async fn`s: an `async fn` keeps a second copy of
+/// each argument it takes by value.
 #[expect(
     clippy::manual_async_fn,
     reason = "an async fn would hold its call twice"
