@@ -176,6 +176,14 @@ fn json_str(out: &mut Vec<u8>, value: &str) {
     out.push(b'"');
 }
 
+/// Writes a JSON string whose contents `out` already holds, escaped, at
+/// `escaped`: a copy, not a second look at every character.
+fn json_str_copied(out: &mut Vec<u8>, escaped: std::ops::Range<usize>) {
+    out.push(b'"');
+    out.extend_from_within(escaped);
+    out.push(b'"');
+}
+
 /// Writes `value` escaped as inside a JSON string (`"`, `\\` and every
 /// character of [`is_escaped`]), without the quotes; without serde_json when
 /// nothing needs escaping — the common case for ids and messages.
@@ -286,15 +294,31 @@ impl CallFacts<'_> {
         out.extend_from_slice(br#","message":""#);
         raw_str_contents(out, self.target);
         out.push(b' ');
+        // The id, escaped once: its other places (`id`, and `toolId` where
+        // that is the same string, as a tool call's is) copy it from here.
+        let id_at = out.len();
         json_str_contents(out, self.id);
+        let id_escaped = id_at..out.len();
         out.push(b' ');
         raw_str_contents(out, self.outcome);
         out.push(b' ');
         out.extend_from_slice(ms.as_bytes());
         out.extend_from_slice(b"ms\"");
-        ids_fields(out, &self.ids);
+        for (name, value) in self.ids.pairs() {
+            match value {
+                Some(value) if std::ptr::eq(value, self.id) => {
+                    key(out, name);
+                    json_str_copied(out, id_escaped.clone());
+                }
+                Some(value) => {
+                    key(out, name);
+                    json_str(out, value);
+                }
+                None => {}
+            }
+        }
         out.extend_from_slice(br#","event":"call","kind":"call","id":"#);
-        json_str(out, self.id);
+        json_str_copied(out, id_escaped);
         out.extend_from_slice(br#","target":""#);
         raw_str_contents(out, self.target);
         out.extend_from_slice(br#"","outcome":""#);
@@ -345,21 +369,24 @@ mod tests {
 
     #[test]
     fn a_call_line_is_the_call_record() {
-        let ids = Ids {
-            trace_id: Some("0af7651916cd43dd8448eb211c80319c"),
-            span_id: Some("b7ad6b7169203331"),
-            tenant_id: Some("t\"1"),
-            run_id: Some("r\u{1}n"),
-            tool_id: Some("a.b"),
-            ..Ids::default()
-        };
-        for outcome in ["ok", "handler-throw"] {
+        // A tool call's `toolId` is its id, the same string (copied once
+        // escaped); another id is escaped on its own.
+        let id = String::from("we\\ird \"id\"\n");
+        for (outcome, tool_id) in [("ok", id.as_str()), ("handler-throw", "a.b\t")] {
+            let ids = Ids {
+                trace_id: Some("0af7651916cd43dd8448eb211c80319c"),
+                span_id: Some("b7ad6b7169203331"),
+                tenant_id: Some("t\"1"),
+                run_id: Some("r\u{1}n"),
+                tool_id: Some(tool_id),
+                ..Ids::default()
+            };
             let call = CallFacts {
                 target: "tool",
-                id: "we\\ird \"id\"\n",
+                id: &id,
                 outcome,
                 duration_ms: 12,
-                ids: ids.clone(),
+                ids,
                 pack: &CallPack::new("p", "2026.1\u{7f}é"),
             };
             let fast = call.json_line("2026-01-01T00:00:00.000Z");
@@ -370,6 +397,8 @@ mod tests {
                 parsed["message"],
                 format!("tool we\\ird \"id\"\n {outcome} 12ms")
             );
+            assert_eq!(parsed["toolId"], tool_id);
+            assert_eq!(parsed["id"], id.as_str());
         }
     }
 
