@@ -27,7 +27,7 @@ impl Record {
         key(out, "message");
         json_str(out, &self.message);
         if let Some(ids) = &self.ids {
-            ids_fields(out, ids);
+            ids_fields(out, ids, None);
         }
         for (name, value) in &self.fields {
             out.push(b',');
@@ -257,12 +257,20 @@ fn line_head(out: &mut Vec<u8>, time: &str, level: Level) {
     out.extend_from_slice(br#"","subsystem":"pack""#);
 }
 
-/// Writes the ids that are set, in their order.
-fn ids_fields<S: AsRef<str>>(out: &mut Vec<u8>, ids: &Ids<S>) {
+/// Writes the ids that are set, in their order. An id that is `written`'s
+/// string itself (a tool call's `toolId` is its id) is copied from where
+/// `out` already holds it escaped.
+fn ids_fields<S: AsRef<str>>(
+    out: &mut Vec<u8>,
+    ids: &Ids<S>,
+    written: Option<(&str, std::ops::Range<usize>)>,
+) {
     for (name, value) in ids.pairs() {
-        if let Some(value) = value {
-            key(out, name);
-            json_str(out, value);
+        let Some(value) = value else { continue };
+        key(out, name);
+        match &written {
+            Some((text, at)) if std::ptr::eq(value, *text) => json_str_copied(out, at.clone()),
+            _ => json_str(out, value),
         }
     }
 }
@@ -304,19 +312,7 @@ impl CallFacts<'_> {
         out.push(b' ');
         out.extend_from_slice(ms.as_bytes());
         out.extend_from_slice(b"ms\"");
-        for (name, value) in self.ids.pairs() {
-            match value {
-                Some(value) if std::ptr::eq(value, self.id) => {
-                    key(out, name);
-                    json_str_copied(out, id_escaped.clone());
-                }
-                Some(value) => {
-                    key(out, name);
-                    json_str(out, value);
-                }
-                None => {}
-            }
-        }
+        ids_fields(out, &self.ids, Some((self.id, id_escaped.clone())));
         out.extend_from_slice(br#","event":"call","kind":"call","id":"#);
         json_str_copied(out, id_escaped);
         out.extend_from_slice(br#","target":""#);

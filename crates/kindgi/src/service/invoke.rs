@@ -87,7 +87,7 @@ pub(crate) async fn off_worker<R: Send + 'static>(
     large: bool,
     work: impl FnOnce() -> R + Send + 'static,
 ) -> R {
-    if !(large && multi_thread()) {
+    if stays_on_worker(large) {
         return work();
     }
     // A test's process env for this call goes along to the thread.
@@ -107,11 +107,17 @@ where
     D: Clone + Send + 'static,
     R: Send + 'static,
 {
-    if !(large && multi_thread()) {
+    if stays_on_worker(large) {
         return work(data);
     }
     let data = data.clone();
     off_worker(large, move || work(&data)).await
+}
+
+/// Whether work of this size runs where it is: small work, or any on a
+/// runtime of one thread (which has no other worker to keep free).
+fn stays_on_worker(large: bool) -> bool {
+    !(large && multi_thread())
 }
 
 /// Whether this thread runs on a multi-thread tokio runtime.
