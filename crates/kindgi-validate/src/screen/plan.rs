@@ -13,7 +13,7 @@ use crate::pointer::push_token;
 pub(crate) type NodeId = u16;
 
 /// The most nodes a plan holds; a larger schema has none.
-const MAX_NODES: usize = 4096;
+pub(super) const MAX_NODES: usize = 4096;
 
 const _: () = assert!(
     MAX_NODES <= NodeId::MAX as usize,
