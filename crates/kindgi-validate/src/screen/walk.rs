@@ -192,22 +192,25 @@ impl<'p> Walk<'p> {
         }
     }
 
+    /// The rules of the value's one schema, when it has exactly one and it
+    /// has no `$ref` or branch to follow: most values.
+    #[inline(always)]
+    fn lone(&self) -> Option<&'p Rules> {
+        match self.plan.node(self.schemas.only()?) {
+            Node::Rules(rules) if rules.refs.is_empty() && rules.by_kind.is_empty() => Some(rules),
+            _ => None,
+        }
+    }
+
     /// The rules of every schema that applies to a value of `kind`, through
     /// `$ref`s and branches; `Stop` when one of them refuses the kind.
     #[inline]
     fn applying(&self, kind: u8) -> Result<Applying<'p>, Stop> {
-        // Most values have one schema, with nothing to follow.
-        if let Some(id) = self.schemas.only()
-            && let Node::Rules(rules) = self.plan.node(id)
-            && rules.refs.is_empty()
-            && rules.by_kind.is_empty()
-        {
-            if !takes(rules, kind) {
-                return Err(Stop);
-            }
-            return Ok(Applying::One([Some(rules)]));
+        match self.lone() {
+            Some(rules) if takes(rules, kind) => Ok(Applying::One([Some(rules)])),
+            Some(_) => Err(Stop),
+            None => self.applying_followed(kind),
         }
-        self.applying_followed(kind)
     }
 
     /// [`Walk::applying`] for a value with several schemas, or `$ref`s or
@@ -249,85 +252,171 @@ impl<'p> Walk<'p> {
         })
     }
 
-    /// Checks a scalar of `kind`: against every applying schema's `enum`
-    /// with `equals`, then its other keywords with `check`.
-    #[inline]
-    fn scalar(
-        &self,
-        kind: u8,
-        equals: impl Fn(&Value) -> Option<bool>,
-        mut check: impl FnMut(&Rules) -> Result<(), Stop>,
-    ) -> Result<(), Stop> {
-        let applying = self.applying(kind)?;
-        for rules in applying.iter() {
-            if let Some(values) = &rules.enumeration
-                && !values.iter().any(|v| equals(v) == Some(true))
-            {
-                return Err(Stop);
-            }
-            check(rules)?;
+    /// Checks a scalar of `kind` against every applying schema. The one
+    /// schema of most values is checked here, without the list of rules
+    /// that several take: measured, that list and its loop were most of the
+    /// instructions of a number's check.
+    #[inline(always)]
+    fn scalar(&self, kind: u8, value: impl Scalar) -> Result<(), Stop> {
+        match self.lone() {
+            Some(rules) if takes(rules, kind) => value.passes(rules),
+            Some(_) => Err(Stop),
+            None => self.scalar_followed(kind, value),
+        }
+    }
+
+    /// [`Walk::scalar`] for a value with several schemas, or `$ref`s or
+    /// branches to follow.
+    #[inline(never)]
+    fn scalar_followed(&self, kind: u8, value: impl Scalar) -> Result<(), Stop> {
+        for rules in self.applying_followed(kind)?.iter() {
+            value.passes(rules)?;
         }
         Ok(())
     }
 
     /// Checks a `null`.
     pub(super) fn null(self) -> Result<(), Stop> {
-        self.scalar(kind::NULL, |v| Some(v.is_null()), |_| Ok(()))
+        self.scalar(kind::NULL, Null)
     }
 
     /// Checks a boolean.
     pub(super) fn boolean(self, b: bool) -> Result<(), Stop> {
-        self.scalar(kind::BOOLEAN, |v| Some(v.as_bool() == Some(b)), |_| Ok(()))
+        self.scalar(kind::BOOLEAN, b)
     }
 
     /// Checks a number.
+    #[inline]
     pub(super) fn number(self, n: Num) -> Result<(), Stop> {
         let kind = if n.is_integral() {
             kind::INTEGER
         } else {
             kind::FRACTION
         };
-        let exact = n.exact_f64();
-        let equals = |v: &Value| match v {
-            Value::Number(e) => Some(Num::of(e)?.compare(n)? == Ordering::Equal),
-            _ => Some(false),
-        };
-        self.scalar(kind, equals, |rules| {
-            if let (Some((low, high)), Some(x)) = (rules.range, exact) {
-                if !(low <= x && x <= high) {
-                    return Err(Stop);
-                }
-            } else {
-                number_bounds(rules, n)?;
-            }
-            match rules.multiple_of {
-                Some(divisor) if !crate::multiple_of::is_multiple(n.as_f64(), divisor) => Err(Stop),
-                _ => Ok(()),
-            }
-        })
+        self.scalar(
+            kind,
+            Number {
+                n,
+                exact: n.exact_f64(),
+            },
+        )
     }
 
     /// Checks a string.
+    #[inline]
     pub(super) fn string(self, s: &str) -> Result<(), Stop> {
-        let mut length = None;
-        let equals = |v: &Value| Some(v.as_str() == Some(s));
-        self.scalar(kind::STRING, equals, |rules| {
-            if (rules.min_length.is_some() || rules.max_length.is_some())
-                && !length_surely_within(s, rules.min_length, rules.max_length)
+        self.scalar(kind::STRING, s)
+    }
+}
+
+/// A scalar as a schema checks it. Named types with methods always inlined,
+/// not closures: a closure called from two places (one schema, several)
+/// was kept out of line.
+trait Scalar: Copy {
+    /// Whether it equals `v`, a value of an `enum` (`None`: can't tell).
+    fn equals(self, v: &Value) -> Option<bool>;
+
+    /// Whether it passes `rules`' keywords other than `enum` and `type`.
+    fn keywords(self, rules: &Rules) -> Result<(), Stop>;
+
+    /// Whether it passes `rules`' `enum` and its other keywords (its `type`
+    /// already checked).
+    #[inline(always)]
+    fn passes(self, rules: &Rules) -> Result<(), Stop> {
+        if let Some(values) = &rules.enumeration
+            && !values.iter().any(|v| self.equals(v) == Some(true))
+        {
+            return Err(Stop);
+        }
+        self.keywords(rules)
+    }
+}
+
+/// A `null`.
+#[derive(Clone, Copy)]
+struct Null;
+
+impl Scalar for Null {
+    #[inline(always)]
+    fn equals(self, v: &Value) -> Option<bool> {
+        Some(v.is_null())
+    }
+
+    #[inline(always)]
+    fn keywords(self, _: &Rules) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
+impl Scalar for bool {
+    #[inline(always)]
+    fn equals(self, v: &Value) -> Option<bool> {
+        Some(v.as_bool() == Some(self))
+    }
+
+    #[inline(always)]
+    fn keywords(self, _: &Rules) -> Result<(), Stop> {
+        Ok(())
+    }
+}
+
+/// A number, and its exact `f64` if it has one.
+#[derive(Clone, Copy)]
+struct Number {
+    n: Num,
+    exact: Option<f64>,
+}
+
+impl Scalar for Number {
+    #[inline(always)]
+    fn equals(self, v: &Value) -> Option<bool> {
+        match v {
+            Value::Number(e) => Some(Num::of(e)?.compare(self.n)? == Ordering::Equal),
+            _ => Some(false),
+        }
+    }
+
+    #[inline(always)]
+    fn keywords(self, rules: &Rules) -> Result<(), Stop> {
+        if let (Some((low, high)), Some(x)) = (rules.range, self.exact) {
+            if !(low <= x && x <= high) {
+                return Err(Stop);
+            }
+        } else {
+            number_bounds(rules, self.n)?;
+        }
+        match rules.multiple_of {
+            Some(divisor) if !crate::multiple_of::is_multiple(self.n.as_f64(), divisor) => {
+                Err(Stop)
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Scalar for &str {
+    #[inline(always)]
+    fn equals(self, v: &Value) -> Option<bool> {
+        Some(v.as_str() == Some(self))
+    }
+
+    #[inline(always)]
+    fn keywords(self, rules: &Rules) -> Result<(), Stop> {
+        if (rules.min_length.is_some() || rules.max_length.is_some())
+            && !length_surely_within(self, rules.min_length, rules.max_length)
+        {
+            let chars = self.chars().count() as u64;
+            if rules.min_length.is_some_and(|min| chars < min)
+                || rules.max_length.is_some_and(|max| chars > max)
             {
-                let chars = *length.get_or_insert_with(|| s.chars().count() as u64);
-                if rules.min_length.is_some_and(|min| chars < min)
-                    || rules.max_length.is_some_and(|max| chars > max)
-                {
-                    return Err(Stop);
-                }
+                return Err(Stop);
             }
-            match rules.format {
-                None => Ok(()),
-                Some(Some(format)) if (format.0)(s) => Ok(()),
-                Some(_) => Err(Stop),
-            }
-        })
+        }
+        match rules.format {
+            None => Ok(()),
+            Some(Some(format)) if (format.0)(self) => Ok(()),
+            Some(_) => Err(Stop),
+        }
     }
 }
 
@@ -443,7 +532,7 @@ pub(super) struct MapCheck<'p, 'de> {
 
 impl<'p, 'de> MapCheck<'p, 'de> {
     /// Starts checking an object under `walk`'s schemas.
-    #[inline]
+    #[inline(always)]
     pub(super) fn new(walk: Walk<'p>) -> Result<MapCheck<'p, 'de>, Stop> {
         let applying = walk.applying(kind::OBJECT)?;
         let tracks_order = match &applying {
@@ -463,7 +552,7 @@ impl<'p, 'de> MapCheck<'p, 'de> {
     }
 
     /// The walk that checks the value of `key`, the next key read.
-    #[inline]
+    #[inline(always)]
     pub(super) fn key(&mut self, key: Cow<'de, str>) -> Result<Walk<'p>, Stop> {
         self.count += 1;
         let mut values = Schemas::NONE;
@@ -507,7 +596,7 @@ impl<'p, 'de> MapCheck<'p, 'de> {
 
     /// The object ended: what it must hold is checked; the error says
     /// whether it misses no more than defaults ([`MapCheck::refusal`]).
-    #[inline]
+    #[inline(always)]
     pub(super) fn end<E: de::Error>(&self) -> Result<(), E> {
         // A map type read from the text sees its keys in the text's order,
         // from the tree in sorted order (and a repeated key twice): only

@@ -133,7 +133,7 @@ mod sse2 {
 #[cfg(target_arch = "x86_64")]
 pub(super) mod avx2 {
     use std::arch::x86_64::{
-        __m256i, _mm256_cmpeq_epi8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_set_epi64x,
+        __m256i, _mm256_cmpeq_epi8, _mm256_loadu_si256, _mm256_movemask_epi8, _mm256_or_si256,
         _mm256_set1_epi8,
     };
 
@@ -159,13 +159,30 @@ pub(super) mod avx2 {
     #[target_feature(enable = "avx2")]
     #[inline]
     fn load(chunk: &[u8; 32]) -> __m256i {
-        let word = |at: usize| {
-            chunk
-                .get(at..at + 8)
-                .and_then(<[u8]>::first_chunk::<8>)
-                .map_or(0, |bytes| i64::from_le_bytes(*bytes))
-        };
-        _mm256_set_epi64x(word(24), word(16), word(8), word(0))
+        // SAFETY: `chunk` is 32 bytes to read, and an unaligned load reads
+        // 32 bytes from any address.
+        #[allow(unsafe_code)]
+        unsafe {
+            _mm256_loadu_si256(chunk.as_ptr().cast())
+        }
+    }
+}
+
+/// [`prefix_xor`] in one instruction.
+#[cfg(target_arch = "x86_64")]
+pub(super) mod clmul {
+    use std::arch::x86_64::{
+        _mm_clmulepi64_si128, _mm_cvtsi128_si64, _mm_set_epi64x, _mm_set1_epi8,
+    };
+
+    /// [`prefix_xor`](super::prefix_xor) of `quotes`: its carry-less
+    /// product with all ones, whose bit `i` is the xor of bits `0..=i`.
+    #[target_feature(enable = "pclmulqdq")]
+    #[inline]
+    pub(in super::super) fn prefix_xor(quotes: u64) -> u64 {
+        let ones = _mm_set1_epi8(-1);
+        let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, quotes.cast_signed()), ones, 0);
+        _mm_cvtsi128_si64(product).cast_unsigned()
     }
 }
 
@@ -292,5 +309,26 @@ mod tests {
             0b0000_1110 | 0b1000_0000u64.wrapping_neg()
         );
         assert_eq!(prefix_xor(1 << 63), 1 << 63);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_carry_less_prefix_xor_is_the_shifted_one() {
+        if !std::arch::is_x86_feature_detected!("pclmulqdq") {
+            return;
+        }
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let words = (0..4000).map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        });
+        for quotes in [0, 1, 1 << 63, u64::MAX].into_iter().chain(words) {
+            // SAFETY: the processor was found to have PCLMULQDQ above.
+            #[allow(unsafe_code)]
+            let by_product = unsafe { clmul::prefix_xor(quotes) };
+            assert_eq!(by_product, prefix_xor(quotes), "{quotes:064b}");
+        }
     }
 }

@@ -117,7 +117,9 @@ impl Count {
 /// How a block's bits are found and counted: a block's counts take eight
 /// bit counts, which baseline x86-64 makes of a dozen instructions each and
 /// POPCNT (nearly every x86-64 processor in use) of one; its masks take
-/// 24 compares of 16 bytes with SSE2 (baseline x86-64), 12 of 32 with AVX2.
+/// 24 compares of 16 bytes with SSE2 (baseline x86-64), 12 of 32 with AVX2;
+/// its strings a dozen shifts and xors, or one carry-less multiplication
+/// (PCLMULQDQ, which every processor with AVX2 has).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Counts {
     /// With the baseline instructions of the target.
@@ -125,7 +127,8 @@ enum Counts {
     /// With POPCNT, which the processor was found to have.
     #[cfg(target_arch = "x86_64")]
     Popcnt,
-    /// With POPCNT and AVX2, which the processor was found to have.
+    /// With POPCNT, AVX2 and PCLMULQDQ, which the processor was found to
+    /// have.
     #[cfg(target_arch = "x86_64")]
     Avx2,
 }
@@ -135,7 +138,9 @@ impl Counts {
     fn detected() -> Counts {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("popcnt") {
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("pclmulqdq")
+            {
                 return Counts::Avx2;
             }
             return Counts::Popcnt;
@@ -270,7 +275,7 @@ impl Scan<'_> {
     /// elsewhere.
     fn counting(&mut self, closing: bool) -> Option<()> {
         match self.counts {
-            Counts::Baseline => self.counting_here(closing, Masks::of),
+            Counts::Baseline => self.counting_here(closing, Masks::of, prefix_xor),
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Counts::Popcnt` is made only once the processor was
             // found to have POPCNT (`Counts::detected`).
@@ -278,7 +283,7 @@ impl Scan<'_> {
             Counts::Popcnt => unsafe { self.counting_with_popcnt(closing) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Counts::Avx2` is made only once the processor was
-            // found to have POPCNT and AVX2 (`Counts::detected`).
+            // found to have POPCNT, AVX2 and PCLMULQDQ (`Counts::detected`).
             #[allow(unsafe_code)]
             Counts::Avx2 => unsafe { self.counting_with_avx2(closing) },
         }
@@ -288,24 +293,31 @@ impl Scan<'_> {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "popcnt")]
     fn counting_with_popcnt(&mut self, closing: bool) -> Option<()> {
-        self.counting_here(closing, Masks::of)
+        self.counting_here(closing, Masks::of, prefix_xor)
     }
 
-    /// [`Scan::counting`] compiled with POPCNT and AVX2, a block's masks
-    /// found 32 bytes at a time.
+    /// [`Scan::counting`] compiled with POPCNT, AVX2 and PCLMULQDQ, a
+    /// block's masks found 32 bytes at a time and its strings by a
+    /// carry-less multiplication.
     #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "popcnt,avx2")]
+    #[target_feature(enable = "popcnt,avx2,pclmulqdq")]
     fn counting_with_avx2(&mut self, closing: bool) -> Option<()> {
-        self.counting_here(closing, |block| masks::avx2::masks(block))
+        self.counting_here(
+            closing,
+            |block| masks::avx2::masks(block),
+            |quotes| masks::clmul::prefix_xor(quotes),
+        )
     }
 
-    /// [`Scan::counting`] with a block's masks from `masks_of`, inlined
-    /// into its caller to take on its instructions.
+    /// [`Scan::counting`] with a block's masks from `masks_of` and its
+    /// strings from `prefix_xor_of` (see [`prefix_xor`]), inlined into its
+    /// caller to take on its instructions.
     #[inline(always)]
     fn counting_here(
         &mut self,
         closing: bool,
         masks_of: impl Fn(&[u8; BLOCK]) -> Masks,
+        prefix_xor_of: impl Fn(u64) -> u64,
     ) -> Option<()> {
         let mut depth = 0usize;
         // Up to here, a byte at a time: a block from before here held a
@@ -315,7 +327,8 @@ impl Scan<'_> {
             if self.at >= bytewise_until
                 && let Some(block) = self.text.get(self.at..).and_then(<[u8]>::first_chunk)
             {
-                match self.block(&masks_of(block), &mut depth, closing) {
+                let masks = masks_of(block);
+                match self.block(&masks, &prefix_xor_of, &mut depth, closing) {
                     Block::Closed => return Some(()),
                     Block::Counted => continue,
                     Block::Escapes => bytewise_until = self.at + BLOCK,
@@ -351,11 +364,17 @@ impl Scan<'_> {
     /// opening quote by the caller) or, when `closing`, past the bracket
     /// that brings `depth` to zero. Moves `at` past what it counted.
     #[inline(always)]
-    fn block(&mut self, masks: &Masks, depth: &mut usize, closing: bool) -> Block {
+    fn block(
+        &mut self,
+        masks: &Masks,
+        prefix_xor_of: impl Fn(u64) -> u64,
+        depth: &mut usize,
+        closing: bool,
+    ) -> Block {
         // The quotes a backslash doesn't escape, and from each opening one
         // up to its closing one, the strings.
         let quotes = masks.quotes & !escaped(masks.backslashes);
-        let inside = prefix_xor(quotes);
+        let inside = prefix_xor_of(quotes);
         // A string still open at the block's end opens at its last quote:
         // only what comes before that quote is counted here.
         let mut counted = if inside >> (BLOCK - 1) == 0 {
@@ -541,7 +560,9 @@ mod tests {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("popcnt") {
             every.push(Counts::Popcnt);
-            if std::arch::is_x86_feature_detected!("avx2") {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("pclmulqdq")
+            {
                 every.push(Counts::Avx2);
             }
         }
