@@ -286,7 +286,7 @@ impl<'p> Walk<'p> {
     }
 
     /// Checks a number.
-    #[inline]
+    #[inline(always)]
     pub(super) fn number(self, n: Num) -> Result<(), Stop> {
         let kind = if n.is_integral() {
             kind::INTEGER

@@ -12,6 +12,7 @@ use kindgi_protocol::{
     CallContext, ErrorCode, ErrorResponse, Issue, Response, ToolInvoke, ToolPause, ToolRef,
 };
 
+use super::first_poll::{FirstPoll, first_poll};
 use super::read::ReadInput;
 use super::state::{Invoker, ToolRuntime};
 use crate::authoring::input::ToolInput;
@@ -75,7 +76,8 @@ pub(crate) const LARGE_BODY_BYTES: usize = 256 * 1024;
 
 /// Runs CPU-bound work of a large call (parsing, default filling,
 /// validation: tens of milliseconds for a few megabytes, more for a body
-/// full of wrong values) without holding up the other calls of this async
+/// full of wrong values; an async handler's first poll,
+/// [`super::first_poll`]) without holding up the other calls of this async
 /// worker: on the multi-thread runtime, on the first free of a few
 /// threads kept for it ([`super::lanes`]), so that one call after another
 /// works on the same thread and its allocator pages serve them all. (With
@@ -544,33 +546,41 @@ async fn run_handler(
     let work = async {
         match &tool.handler.run {
             Run::Async(handler) => {
-                // Polled right here, on the call's own task: no task to spawn
-                // and wake per call. Dropping the call (a caller that went
-                // away, the deadline) drops the handler's future with it.
-                // Making the future reads the input into the handler's type:
-                // for a large body, work for off the worker.
+                // Polled on the call's own task: no task to spawn and wake
+                // per call. Dropping the call (a caller that went away, the
+                // deadline) drops the handler's future with it. Making the
+                // future reads the input into the handler's type.
                 let handler = Arc::clone(handler);
-                let made = off_worker(meta.large, move || {
-                    std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)))
-                })
-                .await;
-                match made {
-                    Ok(future) => {
-                        let mut run = std::pin::pin!(
-                            AssertUnwindSafe(in_call(call_log, future)).catch_unwind()
-                        );
-                        // A handler done at its first poll, as many are,
-                        // needs no timer for its deadline.
-                        let ran = match futures::poll!(run.as_mut()) {
-                            Poll::Ready(ran) => Ok(ran),
-                            Poll::Pending => {
-                                tokio::time::timeout_at(meta.deadline.into(), run).await
-                            }
-                        };
-                        ran.map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
+                let make =
+                    move || std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)));
+                let ran = if meta.large {
+                    // Made and first polled where the input was read (see
+                    // `first_poll`).
+                    match first_poll(call_log, make).await {
+                        FirstPoll::Done(ran) => Ok(ran),
+                        FirstPoll::Running(run) => {
+                            tokio::time::timeout_at(meta.deadline.into(), run).await
+                        }
                     }
-                    Err(payload) => Ok(Ok(panicked(&*payload))),
-                }
+                } else {
+                    match make() {
+                        Ok(future) => {
+                            let mut run = std::pin::pin!(
+                                AssertUnwindSafe(in_call(call_log, future)).catch_unwind()
+                            );
+                            // A handler done at its first poll, as many
+                            // are, needs no timer for its deadline.
+                            match futures::poll!(run.as_mut()) {
+                                Poll::Ready(ran) => Ok(ran),
+                                Poll::Pending => {
+                                    tokio::time::timeout_at(meta.deadline.into(), run).await
+                                }
+                            }
+                        }
+                        Err(payload) => Ok(Err(payload)),
+                    }
+                };
+                ran.map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
             }
             Run::Blocking(handler) => {
                 let handler = Arc::clone(handler);

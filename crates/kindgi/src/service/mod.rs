@@ -30,6 +30,7 @@ mod config;
 mod connections;
 mod drain;
 mod env_filter;
+mod first_poll;
 mod head_watch;
 mod http;
 pub(crate) mod invoke;

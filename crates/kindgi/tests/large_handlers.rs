@@ -1,0 +1,160 @@
+//! A large call's async handler (a body of 256 KiB or more) is made and
+//! polled once on the thread that read its input, off the async worker; a
+//! handler not done at its first poll goes on on the worker, where timers,
+//! spawned tasks, panics and the deadline work as for any call. Served by
+//! `kindgi::serve` on 127.0.0.1, called over HTTP.
+
+mod common;
+
+use std::time::Duration;
+
+use kindgi::{Pack, Tool, ToolContext, ToolError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "library-token";
+
+/// What to do, and text to make the body as large as the test needs.
+#[derive(Debug, Deserialize, JsonSchema)]
+struct Errand {
+    mode: String,
+    #[expect(dead_code, reason = "there to make the body large")]
+    filler: Vec<String>,
+}
+
+/// This thread's name.
+fn thread() -> String {
+    std::thread::current()
+        .name()
+        .unwrap_or("unnamed")
+        .to_owned()
+}
+
+async fn errand(input: Errand, _ctx: ToolContext) -> Result<Value, ToolError> {
+    let first = thread();
+    match input.mode.as_str() {
+        "answer" => Ok(json!({"first": first})),
+        "wait" => {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            let spawned = tokio::spawn(async { 2 }).await?;
+            Ok(json!({"first": first, "after": thread(), "spawned": spawned}))
+        }
+        "panic" => panic!("at its first poll"),
+        "panic-later" => {
+            tokio::time::sleep(Duration::from_millis(1)).await;
+            panic!("after a wait")
+        }
+        _ => {
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            Ok(json!({"first": first}))
+        }
+    }
+}
+
+fn pack() -> Pack {
+    Pack::new().tool(
+        Tool::new("acme.errand")
+            .description("Does an errand.")
+            .handler(errand),
+    )
+}
+
+/// Calls `acme.errand` in `mode`, its body `large` (past 256 KiB) or
+/// not, with a deadline of `timeout_ms`; the answer's JSON.
+async fn call(url: &str, mode: &str, large: bool, timeout_ms: u64) -> Value {
+    let lines = if large { 3000 } else { 3 };
+    let filler: Vec<String> = (0..lines).map(|i| format!("{i:0>100}")).collect();
+    let response = reqwest::Client::new()
+        .post(format!("{url}/v1/invoke"))
+        .header("kindgi-pack-token", TOKEN)
+        .header("kindgi-timeout-ms", timeout_ms.to_string())
+        .json(&json!({
+            "v": 2,
+            "kind": "invoke",
+            "tool": {"id": "acme.errand"},
+            "input": {"mode": mode, "filler": filler},
+            "ctx": {"tenantId": "t", "runId": "r"},
+        }))
+        .send()
+        .await
+        .expect("invoke");
+    assert_eq!(response.status(), 200);
+    response.json().await.expect("JSON")
+}
+
+/// The error a handler's panic with `message` answers.
+fn thrown(message: &str) -> Value {
+    json!({
+        "kind": "error",
+        "v": 2,
+        "code": "handler-throw",
+        "message": format!("Handler for tool \"acme.errand\" threw: panic: {message}"),
+        "toolId": "acme.errand",
+        "cause": {
+            "name": "panic",
+            "message": message,
+            "stack": format!("panic: {message}")
+        }
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_call_s_handler_starts_where_its_input_was_read() {
+    let served = common::Served::start(pack, TOKEN).await;
+    let url = served.url.clone();
+
+    let answer = call(&url, "answer", true, 10_000).await;
+    let first = answer["output"]["first"].as_str().expect("a thread");
+    assert!(first.starts_with("kindgi-large-"), "{answer}");
+    // A small call's handler runs on the worker.
+    let answer = call(&url, "answer", false, 10_000).await;
+    let first = answer["output"]["first"].as_str().expect("a thread");
+    assert!(!first.starts_with("kindgi-large-"), "{answer}");
+
+    // Not done at its first poll: its timer wakes the worker, which has
+    // it back; it spawns a task there.
+    let answer = call(&url, "wait", true, 10_000).await;
+    let output = &answer["output"];
+    assert!(
+        output["first"]
+            .as_str()
+            .is_some_and(|first| first.starts_with("kindgi-large-")),
+        "{answer}"
+    );
+    assert!(
+        output["after"]
+            .as_str()
+            .is_some_and(|after| !after.starts_with("kindgi-large-")),
+        "{answer}"
+    );
+    assert_eq!(output["spawned"], 2, "{answer}");
+
+    // A panic at the first poll, or after it, is the call's error.
+    assert_eq!(
+        call(&url, "panic", true, 10_000).await,
+        thrown("at its first poll")
+    );
+    assert_eq!(
+        call(&url, "panic-later", true, 10_000).await,
+        thrown("after a wait")
+    );
+
+    // Still running at its deadline: the call ends there.
+    let answer = call(&url, "late", true, 300).await;
+    assert_eq!(
+        answer,
+        json!({
+            "kind": "error",
+            "v": 2,
+            "code": "deadline-exceeded",
+            "message": "acme.errand passed its deadline",
+            "toolId": "acme.errand"
+        })
+    );
+
+    // And the service goes on serving.
+    let answer = call(&url, "answer", true, 10_000).await;
+    assert!(answer["output"]["first"].is_string(), "{answer}");
+    assert_eq!(served.stop().await, Ok(()));
+}
