@@ -120,10 +120,10 @@ pub(crate) struct Rules {
     pub(crate) min_items: Option<u64>,
     pub(crate) max_items: Option<u64>,
     pub(crate) properties: Vec<Property>,
-    /// Each property's name's length and [`head`] word, in the order of
-    /// `properties`: a key is compared in full only with those it matches,
-    /// and a name of up to eight bytes is matched by them alone.
-    pub(crate) keys: Vec<(usize, u64)>,
+    /// Each property's name as words, in the order of `properties`: a key
+    /// is compared in full only with those it matches, and a name of up to
+    /// sixteen bytes is matched by them alone.
+    pub(crate) keys: Vec<NameWords>,
     /// The properties' indexes by the [`slot`] of their name, a power of
     /// two of slots with at least one empty ([`EMPTY`]); a key is looked
     /// up from its slot on until it is found or a slot is empty.
@@ -172,6 +172,37 @@ impl Rules {
     }
 }
 
+/// A property's name as a key is matched with it: its length, its
+/// [`head`] and its [`tail`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NameWords {
+    pub(crate) len: usize,
+    pub(crate) head: u64,
+    pub(crate) tail: u64,
+}
+
+impl NameWords {
+    pub(crate) fn of(name: &str) -> NameWords {
+        NameWords {
+            len: name.len(),
+            head: head(name),
+            tail: tail(name),
+        }
+    }
+}
+
+/// The last eight bytes of `name` as one word, when it is longer than
+/// eight (they overlap its [`head`] when it is shorter than sixteen);
+/// zero otherwise. With the head and the length, it tells a name of up to
+/// sixteen bytes.
+#[inline]
+pub(crate) fn tail(name: &str) -> u64 {
+    match name.as_bytes().last_chunk::<8>() {
+        Some(word) if name.len() > 8 => u64::from_le_bytes(*word),
+        _ => 0,
+    }
+}
+
 /// The first eight bytes of `name` as one word, zeros past its end.
 #[inline]
 pub(crate) fn head(name: &str) -> u64 {
@@ -213,12 +244,12 @@ pub(crate) fn slot(len: usize, word: u64, mask: usize) -> usize {
 /// The slot table of `keys` (see [`Rules::slots`]): twice as many slots as
 /// names, rounded up to a power of two, so that most keys are found at
 /// their first slot.
-fn slots(keys: &[(usize, u64)]) -> Box<[u8]> {
+fn slots(keys: &[NameWords]) -> Box<[u8]> {
     let size = (keys.len() * 2).next_power_of_two();
     let mask = size - 1;
     let mut slots = vec![EMPTY; size];
-    for (index, &(len, word)) in keys.iter().enumerate() {
-        let mut at = slot(len, word, mask);
+    for (index, name) in keys.iter().enumerate() {
+        let mut at = slot(name.len, name.head, mask);
         while slots[at] != EMPTY {
             at = (at + 1) & mask;
         }
@@ -435,7 +466,7 @@ impl<'s> Builder<'s> {
         rules.keys = rules
             .properties
             .iter()
-            .map(|p| (p.name.len(), head(&p.name)))
+            .map(|p| NameWords::of(&p.name))
             .collect();
         rules.slots = slots(&rules.keys);
         rules.range = range(&rules);
