@@ -60,27 +60,20 @@ fn pack() -> Pack {
     )
 }
 
-/// Calls `acme.errand` in `mode`, its body `large` (past 256 KiB) or
-/// not, with a deadline of `timeout_ms`; the answer's JSON.
-async fn call(url: &str, mode: &str, large: bool, timeout_ms: u64) -> Value {
+/// `acme.errand`'s input in `mode`, its body `large` (past 256 KiB) or
+/// not.
+fn errand_input(mode: &str, large: bool) -> Value {
     let lines = if large { 3000 } else { 3 };
     let filler: Vec<String> = (0..lines).map(|i| format!("{i:0>100}")).collect();
-    let response = reqwest::Client::new()
-        .post(format!("{url}/v1/invoke"))
-        .header("kindgi-pack-token", TOKEN)
-        .header("kindgi-timeout-ms", timeout_ms.to_string())
-        .json(&json!({
-            "v": 2,
-            "kind": "invoke",
-            "tool": {"id": "acme.errand"},
-            "input": {"mode": mode, "filler": filler},
-            "ctx": {"tenantId": "t", "runId": "r"},
-        }))
-        .send()
+    json!({"mode": mode, "filler": filler})
+}
+
+/// Calls `acme.errand` in `mode`, its body `large` or not, with a deadline
+/// of `timeout_ms`; the answer's JSON.
+async fn call(served: &common::Served, mode: &str, large: bool, timeout_ms: u64) -> Value {
+    served
+        .invoke("acme.errand", errand_input(mode, large), Some(timeout_ms))
         .await
-        .expect("invoke");
-    assert_eq!(response.status(), 200);
-    response.json().await.expect("JSON")
 }
 
 /// The error a handler's panic with `message` answers.
@@ -102,19 +95,18 @@ fn thrown(message: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_large_call_s_handler_starts_where_its_input_was_read() {
     let served = common::Served::start(pack, TOKEN).await;
-    let url = served.url.clone();
 
-    let answer = call(&url, "answer", true, 10_000).await;
+    let answer = call(&served, "answer", true, 10_000).await;
     let first = answer["output"]["first"].as_str().expect("a thread");
     assert!(first.starts_with("kindgi-large-"), "{answer}");
     // A small call's handler runs on the worker.
-    let answer = call(&url, "answer", false, 10_000).await;
+    let answer = call(&served, "answer", false, 10_000).await;
     let first = answer["output"]["first"].as_str().expect("a thread");
     assert!(!first.starts_with("kindgi-large-"), "{answer}");
 
     // Not done at its first poll: its timer wakes the worker, which has
     // it back; it spawns a task there.
-    let answer = call(&url, "wait", true, 10_000).await;
+    let answer = call(&served, "wait", true, 10_000).await;
     let output = &answer["output"];
     assert!(
         output["first"]
@@ -132,16 +124,16 @@ async fn a_large_call_s_handler_starts_where_its_input_was_read() {
 
     // A panic at the first poll, or after it, is the call's error.
     assert_eq!(
-        call(&url, "panic", true, 10_000).await,
+        call(&served, "panic", true, 10_000).await,
         thrown("at its first poll")
     );
     assert_eq!(
-        call(&url, "panic-later", true, 10_000).await,
+        call(&served, "panic-later", true, 10_000).await,
         thrown("after a wait")
     );
 
     // Still running at its deadline: the call ends there.
-    let answer = call(&url, "late", true, 300).await;
+    let answer = call(&served, "late", true, 300).await;
     assert_eq!(
         answer,
         json!({
@@ -154,7 +146,7 @@ async fn a_large_call_s_handler_starts_where_its_input_was_read() {
     );
 
     // And the service goes on serving.
-    let answer = call(&url, "answer", true, 10_000).await;
+    let answer = call(&served, "answer", true, 10_000).await;
     assert!(answer["output"]["first"].is_string(), "{answer}");
     assert_eq!(served.stop().await, Ok(()));
 }

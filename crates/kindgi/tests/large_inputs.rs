@@ -81,46 +81,32 @@ fn words() -> Vec<String> {
     (0..200).map(|i| format!("word {i}")).collect()
 }
 
-/// Calls `tool` with `input` and answers the answer's JSON.
-async fn call(url: &str, tool: &str, input: Value) -> Value {
-    let response = reqwest::Client::new()
-        .post(format!("{url}/v1/invoke"))
-        .header("kindgi-pack-token", TOKEN)
-        .json(&json!({
-            "v": 2,
-            "kind": "invoke",
-            "tool": {"id": tool},
-            "input": input,
-            "ctx": {"tenantId": "t", "runId": "r"},
-        }))
-        .send()
-        .await
-        .expect("invoke");
-    assert_eq!(response.status(), 200);
-    response.json().await.expect("JSON")
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn what_the_text_read_cannot_take_is_answered_as_the_full_path_answers_it() {
     let served = common::Served::start(pack, TOKEN).await;
-    let url = served.url.clone();
 
     // Read from its text.
-    let answer = call(&url, "acme.count", json!({"words": words(), "times": 3})).await;
+    let answer = served
+        .invoke("acme.count", json!({"words": words(), "times": 3}), None)
+        .await;
     assert_eq!(
         answer,
         json!({"kind": "result", "v": 2, "output": {"words": 200, "times": 3}})
     );
 
     // A default to fill: read from its tree, filled.
-    let answer = call(&url, "acme.count", json!({"words": words()})).await;
+    let answer = served
+        .invoke("acme.count", json!({"words": words()}), None)
+        .await;
     assert_eq!(
         answer,
         json!({"kind": "result", "v": 2, "output": {"words": 200, "times": 1}})
     );
 
     // Invalid: its issues, as the full path finds them.
-    let answer = call(&url, "acme.count", json!({"words": words(), "times": 10})).await;
+    let answer = served
+        .invoke("acme.count", json!({"words": words(), "times": 10}), None)
+        .await;
     assert_eq!(answer["code"], "input-validation-failed", "{answer}");
     assert_eq!(
         answer["issues"],
@@ -134,12 +120,13 @@ async fn what_the_text_read_cannot_take_is_answered_as_the_full_path_answers_it(
     );
 
     // Valid for its schema, not for its type: the type's own error.
-    let answer = call(
-        &url,
-        "acme.loose",
-        json!({"count": "three", "filler": words()}),
-    )
-    .await;
+    let answer = served
+        .invoke(
+            "acme.loose",
+            json!({"count": "three", "filler": words()}),
+            None,
+        )
+        .await;
     assert_eq!(answer["code"], "input-validation-failed", "{answer}");
     assert_eq!(
         answer["issues"][0]["message"], "invalid type: string \"three\", expected u32",
@@ -150,7 +137,9 @@ async fn what_the_text_read_cannot_take_is_answered_as_the_full_path_answers_it(
     // panic is, that code run once; and the service goes on serving.
     let mut blowing_up = words();
     blowing_up.push("boom".to_owned());
-    let answer = call(&url, "acme.count", json!({"words": blowing_up})).await;
+    let answer = served
+        .invoke("acme.count", json!({"words": blowing_up}), None)
+        .await;
     assert_eq!(
         answer,
         json!({
@@ -167,7 +156,9 @@ async fn what_the_text_read_cannot_take_is_answered_as_the_full_path_answers_it(
         })
     );
     assert_eq!(BOOMS.load(Ordering::SeqCst), 1);
-    let answer = call(&url, "acme.count", json!({"words": words(), "times": 2})).await;
+    let answer = served
+        .invoke("acme.count", json!({"words": words(), "times": 2}), None)
+        .await;
     assert_eq!(
         answer,
         json!({"kind": "result", "v": 2, "output": {"words": 200, "times": 2}})

@@ -47,22 +47,9 @@ async fn serves_until_its_shutdown_future_resolves() {
         .await
         .expect("JSON");
     assert_eq!(info["packId"], "acme");
-    let answer: Value = http
-        .post(format!("{url}/v1/invoke"))
-        .header("kindgi-pack-token", "library-token")
-        .json(&json!({
-            "v": 2,
-            "kind": "invoke",
-            "tool": {"id": "acme.echo"},
-            "input": {"hello": "world"},
-            "ctx": {"tenantId": "t", "runId": "r"},
-        }))
-        .send()
-        .await
-        .expect("invoke")
-        .json()
-        .await
-        .expect("JSON");
+    let answer = served
+        .invoke("acme.echo", json!({"hello": "world"}), None)
+        .await;
     assert_eq!(answer["kind"], "result", "{answer}");
     assert_eq!(answer["output"], json!({"hello": "world"}));
 

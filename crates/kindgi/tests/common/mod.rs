@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use kindgi::index::{PackConfig, Pins, build_index, index_bytes};
 use kindgi::{Pack, ServeError, ServiceConfig, Token};
+use serde_json::{Value, json};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
@@ -29,6 +30,7 @@ fn write_index(pack: &Pack, dir: &Path) -> PathBuf {
 pub(crate) struct Served {
     /// `http://127.0.0.1:PORT`.
     pub(crate) url: String,
+    token: String,
     stop: oneshot::Sender<()>,
     task: JoinHandle<Result<(), ServeError>>,
     /// Holds the index.
@@ -39,8 +41,10 @@ impl Served {
     /// Serves the pack `pack` makes, with its index, behind `token`.
     pub(crate) async fn start(pack: impl Fn() -> Pack, token: &str) -> Served {
         let dir = tempfile::tempdir().expect("a folder");
-        let token = Token::new(token).expect("a token");
-        let config = ServiceConfig::new(write_index(&pack(), dir.path()), token);
+        let config = ServiceConfig::new(
+            write_index(&pack(), dir.path()),
+            Token::new(token).expect("a token"),
+        );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind");
@@ -51,10 +55,35 @@ impl Served {
         }));
         Served {
             url,
+            token: token.to_owned(),
             stop,
             task,
             _dir: dir,
         }
+    }
+
+    /// Invokes `tool` with `input` (for tenant `t`, run `r`), within
+    /// `timeout_ms` when given; the answer's JSON, its status 200.
+    pub(crate) async fn invoke(&self, tool: &str, input: Value, timeout_ms: Option<u64>) -> Value {
+        let mut request = reqwest::Client::new()
+            .post(format!("{}/v1/invoke", self.url))
+            .header("kindgi-pack-token", &self.token);
+        if let Some(ms) = timeout_ms {
+            request = request.header("kindgi-timeout-ms", ms.to_string());
+        }
+        let response = request
+            .json(&json!({
+                "v": 2,
+                "kind": "invoke",
+                "tool": {"id": tool},
+                "input": input,
+                "ctx": {"tenantId": "t", "runId": "r"},
+            }))
+            .send()
+            .await
+            .expect("invoke");
+        assert_eq!(response.status(), 200);
+        response.json().await.expect("JSON")
     }
 
     /// Resolves the shutdown future; what `kindgi::serve` returned.
