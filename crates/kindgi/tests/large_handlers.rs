@@ -150,3 +150,23 @@ async fn a_large_call_s_handler_starts_where_its_input_was_read() {
     assert!(answer["output"]["first"].is_string(), "{answer}");
     assert_eq!(served.stop().await, Ok(()));
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn on_a_runtime_of_one_thread_a_large_call_s_handler_runs_in_place() {
+    let served = common::Served::start(pack, TOKEN).await;
+    let test_thread = thread();
+
+    let answer = call(&served, "answer", true, 10_000).await;
+    assert_eq!(answer["output"]["first"], test_thread, "{answer}");
+    let answer = call(&served, "wait", true, 10_000).await;
+    assert_eq!(
+        answer["output"],
+        json!({"first": test_thread, "after": test_thread, "spawned": 2})
+    );
+    assert_eq!(
+        call(&served, "panic", true, 10_000).await,
+        thrown("at its first poll")
+    );
+
+    assert_eq!(served.stop().await, Ok(()));
+}
