@@ -5,8 +5,8 @@
 //! read, such a handler's work runs off the worker, as the read did, and
 //! its input is freed by the thread that allocated it: freed on the worker,
 //! each of the input's allocations was an atomic push onto another
-//! thread's free list, and that thread had to collect them again (about a
-//! tenth of a 1 MiB call's CPU). A handler that isn't done at its first
+//! thread's free list, and that thread had to collect them again (~8 % of
+//! a 1 MiB call's CPU). A handler that isn't done at its first
 //! poll goes back to the worker, which polls it from then on.
 //!
 //! The first poll runs in the runtime's context (a handler may spawn tasks
