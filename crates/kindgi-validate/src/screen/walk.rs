@@ -159,20 +159,31 @@ enum Applying<'p> {
     /// One schema's, as for most values: made without filling the room
     /// for [`MAX_SCHEMAS`].
     One([Option<&'p Rules>; 1]),
-    /// Any number's, the first `len`.
-    Many {
-        rules: [Option<&'p Rules>; MAX_SCHEMAS],
-        len: usize,
-    },
+    /// Any number's.
+    Many(Followed<'p>),
 }
 
 impl<'p> Applying<'p> {
     fn iter(&self) -> impl Iterator<Item = &'p Rules> + '_ {
         let rules = match self {
             Applying::One(one) => one.as_slice(),
-            Applying::Many { rules, len } => &rules[..*len],
+            Applying::Many(followed) => followed.rules(),
         };
         rules.iter().flatten().copied()
+    }
+}
+
+/// The rules of a value's schemas found through its `$ref`s and branches
+/// ([`Walk::applying_followed`]): the first `len`.
+#[derive(Clone, Copy)]
+struct Followed<'p> {
+    rules: [Option<&'p Rules>; MAX_SCHEMAS],
+    len: usize,
+}
+
+impl<'p> Followed<'p> {
+    fn rules(&self) -> &[Option<&'p Rules>] {
+        &self.rules[..self.len]
     }
 }
 
@@ -193,12 +204,22 @@ impl<'p> Walk<'p> {
     }
 
     /// The rules of the value's one schema, when it has exactly one and it
-    /// has no `$ref` or branch to follow: most values.
+    /// has no `$ref` or branch to follow (most values), and they take a
+    /// value of `kind`; `Stop` when they don't; `None` for any other value.
     #[inline(always)]
-    fn lone(&self) -> Option<&'p Rules> {
-        match self.plan.node(self.schemas.only()?) {
-            Node::Rules(rules) if rules.refs.is_empty() && rules.by_kind.is_empty() => Some(rules),
-            _ => None,
+    fn lone(&self, kind: u8) -> Result<Option<&'p Rules>, Stop> {
+        let Some(id) = self.schemas.only() else {
+            return Ok(None);
+        };
+        match self.plan.node(id) {
+            Node::Rules(rules) if rules.refs.is_empty() && rules.by_kind.is_empty() => {
+                if takes(rules, kind) {
+                    Ok(Some(rules))
+                } else {
+                    Err(Stop)
+                }
+            }
+            _ => Ok(None),
         }
     }
 
@@ -206,17 +227,16 @@ impl<'p> Walk<'p> {
     /// `$ref`s and branches; `Stop` when one of them refuses the kind.
     #[inline]
     fn applying(&self, kind: u8) -> Result<Applying<'p>, Stop> {
-        match self.lone() {
-            Some(rules) if takes(rules, kind) => Ok(Applying::One([Some(rules)])),
-            Some(_) => Err(Stop),
-            None => self.applying_followed(kind),
-        }
+        Ok(match self.lone(kind)? {
+            Some(rules) => Applying::One([Some(rules)]),
+            None => Applying::Many(self.applying_followed(kind)?),
+        })
     }
 
     /// [`Walk::applying`] for a value with several schemas, or `$ref`s or
     /// branches to follow.
     #[inline(never)]
-    fn applying_followed(&self, kind: u8) -> Result<Applying<'p>, Stop> {
+    fn applying_followed(&self, kind: u8) -> Result<Followed<'p>, Stop> {
         let mut rules_found = [None; MAX_SCHEMAS];
         let mut found = 0;
         let mut pending = self.schemas;
@@ -246,7 +266,7 @@ impl<'p> Walk<'p> {
                 }
             }
         }
-        Ok(Applying::Many {
+        Ok(Followed {
             rules: rules_found,
             len: found,
         })
@@ -258,9 +278,8 @@ impl<'p> Walk<'p> {
     /// instructions of a number's check.
     #[inline(always)]
     fn scalar(&self, kind: u8, value: impl Scalar) -> Result<(), Stop> {
-        match self.lone() {
-            Some(rules) if takes(rules, kind) => value.passes(rules),
-            Some(_) => Err(Stop),
+        match self.lone(kind)? {
+            Some(rules) => value.passes(rules),
             None => self.scalar_followed(kind, value),
         }
     }
@@ -269,7 +288,7 @@ impl<'p> Walk<'p> {
     /// branches to follow.
     #[inline(never)]
     fn scalar_followed(&self, kind: u8, value: impl Scalar) -> Result<(), Stop> {
-        for rules in self.applying_followed(kind)?.iter() {
+        for rules in self.applying_followed(kind)?.rules().iter().flatten() {
             value.passes(rules)?;
         }
         Ok(())
@@ -538,8 +557,7 @@ enum Holding<'p> {
         seen: u128,
     },
     Many {
-        rules: [Option<&'p Rules>; MAX_SCHEMAS],
-        len: usize,
+        followed: Followed<'p>,
         seen: [u128; MAX_SCHEMAS],
     },
 }
@@ -551,7 +569,8 @@ impl Holding<'_> {
     fn all(&self, test: impl Fn(&Rules, u128) -> bool) -> bool {
         match self {
             Holding::One { rules, seen } => test(rules, *seen),
-            Holding::Many { rules, len, seen } => rules[..*len]
+            Holding::Many { followed, seen } => followed
+                .rules()
                 .iter()
                 .zip(seen)
                 .all(|(rules, &seen)| rules.is_none_or(|rules| test(rules, seen))),
@@ -563,16 +582,10 @@ impl<'p, 'de> MapCheck<'p, 'de> {
     /// Starts checking an object under `walk`'s schemas.
     #[inline(always)]
     pub(super) fn new(walk: Walk<'p>) -> Result<MapCheck<'p, 'de>, Stop> {
-        let holding = match walk.applying(kind::OBJECT)? {
-            Applying::One([Some(rules)]) => Holding::One { rules, seen: 0 },
-            Applying::One([None]) => Holding::Many {
-                rules: [None; MAX_SCHEMAS],
-                len: 0,
-                seen: [0; MAX_SCHEMAS],
-            },
-            Applying::Many { rules, len } => Holding::Many {
-                rules,
-                len,
+        let holding = match walk.lone(kind::OBJECT)? {
+            Some(rules) => Holding::One { rules, seen: 0 },
+            None => Holding::Many {
+                followed: walk.applying_followed(kind::OBJECT)?,
                 seen: [0; MAX_SCHEMAS],
             },
         };
@@ -600,8 +613,8 @@ impl<'p, 'de> MapCheck<'p, 'de> {
             Holding::One { rules, seen } => {
                 key_of(rules, seen, &key, word, &mut values, &mut known)?;
             }
-            Holding::Many { rules, len, seen } => {
-                for (rules, seen) in rules[..*len].iter().zip(seen.iter_mut()) {
+            Holding::Many { followed, seen } => {
+                for (rules, seen) in followed.rules().iter().zip(seen.iter_mut()) {
                     if let Some(rules) = rules {
                         key_of(rules, seen, &key, word, &mut values, &mut known)?;
                     }

@@ -65,9 +65,18 @@ fn poll_once(
         Ok(future) => future,
         Err(payload) => return FirstPoll::Done(Err(payload)),
     };
-    let mut run: Run = Box::pin(std::panic::AssertUnwindSafe(in_call(call, future)).catch_unwind());
+    let mut run: Run = Box::pin(run_of(call, future));
     match run.as_mut().poll(&mut Context::from_waker(waker)) {
         Poll::Ready(ran) => FirstPoll::Done(ran),
         Poll::Pending => FirstPoll::Running(run),
     }
+}
+
+/// The handler's `future` run as part of `call` ([`in_call`]), a panic
+/// caught.
+pub(crate) fn run_of(
+    call: ToolContext,
+    future: BoxFuture<Outcome>,
+) -> impl Future<Output = Ran> + Send {
+    std::panic::AssertUnwindSafe(in_call(call, future)).catch_unwind()
 }

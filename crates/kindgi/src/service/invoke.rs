@@ -7,12 +7,11 @@ use std::sync::Arc;
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use futures::FutureExt as _;
 use kindgi_protocol::{
     CallContext, ErrorCode, ErrorResponse, Issue, Response, ToolInvoke, ToolPause, ToolRef,
 };
 
-use super::first_poll::{FirstPoll, first_poll};
+use super::first_poll::{FirstPoll, first_poll, run_of};
 use super::read::ReadInput;
 use super::state::{Invoker, ToolRuntime};
 use crate::authoring::input::ToolInput;
@@ -20,7 +19,7 @@ use crate::authoring::tool::{Outcome, ReplyValue, Run};
 use crate::error::{cause_of_dyn, cause_of_panic};
 use crate::files::{Files, FilesNotAvailable};
 use crate::log::{CallFacts, Ids, Level, Record, TransportIds, call_ids};
-use crate::log_events::{in_blocking_call, in_call};
+use crate::log_events::in_blocking_call;
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 
 /// A tool call as the service runs it: a tool invoke whose input may still
@@ -565,9 +564,7 @@ async fn run_handler(
                 } else {
                     match make() {
                         Ok(future) => {
-                            let mut run = std::pin::pin!(
-                                AssertUnwindSafe(in_call(call_log, future)).catch_unwind()
-                            );
+                            let mut run = std::pin::pin!(run_of(call_log, future));
                             // A handler done at its first poll, as many
                             // are, needs no timer for its deadline.
                             match futures::poll!(run.as_mut()) {
