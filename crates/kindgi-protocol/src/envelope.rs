@@ -32,7 +32,8 @@ pub(crate) struct Message<'a, I> {
     pub(crate) input: Option<I>,
     pub(crate) trace: Option<Value>,
     pub(crate) config: Option<Map<String, Value>>,
-    pub(crate) ctx: Option<CallContext>,
+    /// On the heap from the start: read in place, moved as a pointer.
+    pub(crate) ctx: Option<Box<CallContext>>,
 }
 
 /// `tool` or `check`: an id, and a tool's version.
@@ -170,6 +171,15 @@ impl<'a> Cursor<'a> {
             // The quotes are ASCII: the text between them is whole characters.
             return self.text.get(start..end).map(Cow::Borrowed);
         }
+        self.escaped_string()
+    }
+
+    /// A string written with escapes (or no string): read by serde_json.
+    /// Out of line, as few strings of a request have escapes: inlined, it
+    /// would make every string's read save and restore registers for it.
+    #[cold]
+    #[inline(never)]
+    fn escaped_string(&mut self) -> Option<Cow<'a, str>> {
         self.value::<String>().map(Cow::Owned)
     }
 
@@ -211,13 +221,14 @@ impl<'a> Cursor<'a> {
 
     /// `ctx` into `field`: an object with a string `tenantId` and `runId`,
     /// and each other field of [`CallContext`] of its type when present
-    /// (`settings` an object of objects). Read in place: a context is some
-    /// 400 bytes.
-    fn context(&mut self, field: &mut Option<CallContext>) -> Option<()> {
+    /// (`settings` an object of objects). Read in place, on the heap: a
+    /// context is some 400 bytes, which the request would otherwise copy
+    /// at every move.
+    fn context(&mut self, field: &mut Option<Box<CallContext>>) -> Option<()> {
         if field.is_some() {
             return None;
         }
-        let ctx = field.insert(CallContext::default());
+        let ctx = field.insert(Box::default());
         let mut tenant_id = None;
         let mut run_id = None;
         let text = |at: &mut Self| at.string().map(Cow::into_owned);

@@ -96,7 +96,7 @@ pub(crate) fn parse_around(body: &[u8], input: Range<usize>) -> Option<LazyInvok
 
 /// The tool, input and context of an invoke read as `message`, when it is
 /// a well-formed one.
-fn invoke_parts<I>(message: Message<'_, I>) -> Option<(ToolRef, Option<I>, CallContext)> {
+fn invoke_parts<I>(message: Message<'_, I>) -> Option<(ToolRef, Option<I>, Box<CallContext>)> {
     if message.v != 2.0 || message.kind != "invoke" {
         return None;
     }

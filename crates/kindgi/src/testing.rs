@@ -308,6 +308,7 @@ impl TestPack {
             deadline: started + context.timeout,
             transport: TransportIds::default(),
             blocking_slot: Default::default(),
+            ended: Default::default(),
         };
         let invoke = ToolInvoke {
             tool: ToolRef {
@@ -315,7 +316,7 @@ impl TestPack {
                 version: None,
             },
             input,
-            ctx: context.call,
+            ctx: Box::new(context.call),
         };
         let call = tool_response(&self.state, invoke.into(), &meta, context.cancellation);
         let response = if context.process_env.is_empty() {

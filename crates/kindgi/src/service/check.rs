@@ -17,7 +17,7 @@ use crate::error::cause_of_dyn;
 /// Runs a check call.
 pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -> Answer {
     let called = Called::Check(invoke.check.id.clone(), meta.transport.clone());
-    let mut record = CallRecord::new(state, called, meta.started, Cancellation::new());
+    let mut record = CallRecord::new(state, called, meta, Cancellation::new());
     // A check's `evaluate` is the pack's own synchronous code: over a large
     // trace it runs off the worker too.
     let check = state.checks.get(&invoke.check.id).map(Arc::clone);

@@ -177,7 +177,7 @@ async fn invoke(
     });
     let message = match read.await {
         Ok(message) => message,
-        Err(e) => return answer(&state, started, Answer::Message(e.into())),
+        Err(e) => return answer(&state, started.elapsed(), Answer::Message(e.into())),
     };
     let meta = CallMeta {
         large: admitted.large,
@@ -191,26 +191,29 @@ async fn invoke(
             request_id: header_text(headers.request_id).map(str::to_owned),
         },
         blocking_slot: Default::default(),
+        ended: Default::default(),
     };
     let invoker = &state.invoker;
     let outcome = match message {
         Read::Tool(call) if !state.admission.tenant_matches(&call.ctx.tenant_id) => {
             Answer::TenantMismatch
         }
-        Read::Tool(call) => run_tool(invoker, call, meta).await,
+        Read::Tool(call) => run_tool(invoker, call, &meta).await,
         Read::Check(call) => run_check(invoker, call, &meta).await,
         Read::Other => Answer::Message(
             ErrorResponse::new(ErrorCode::UnexpectedMessageKind, "Unknown request kind").into(),
         ),
     };
-    let response = answer(&state, started, outcome);
+    // The duration its `call` record gave, if it has one.
+    let response = answer(&state, meta.duration(), outcome);
     // The call slot, its memory and its place in flight are given back
     // only now, its answer made.
     drop(admitted);
     response
 }
 
-fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpResponse {
+/// The HTTP answer of a call that took `took`.
+fn answer(state: &ServiceState, took: Duration, outcome: Answer) -> HttpResponse {
     match outcome {
         Answer::TenantMismatch => tenant_mismatch(),
         Answer::Overloaded => overloaded(),
@@ -219,7 +222,7 @@ fn answer(state: &ServiceState, started: Instant, outcome: Answer) -> HttpRespon
             // to keep a `Vec`'s capacity.
             let body = Bytes::from(message_body(&message).into_boxed_slice());
             let mut response = hyper::Response::new(Full::new(body));
-            let duration = duration_value(started.elapsed().as_millis() as u64);
+            let duration = duration_value(took.as_millis() as u64);
             set_answer_headers(response.headers_mut(), &state.answer_headers, duration);
             response
         }

@@ -3,7 +3,7 @@
 //! (A check call is [`super::check`].)
 
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::task::Poll;
 use std::time::{Duration, Instant};
 
@@ -28,9 +28,7 @@ use crate::{CancelReason, Cancellation, ToolContext, ToolError};
 pub(crate) struct ToolCall {
     pub(crate) tool: ToolRef,
     pub(crate) input: ReadInput,
-    /// Boxed once read: a context is some 400 bytes, which every step from
-    /// the read to the handler's [`ToolContext`] would otherwise copy as
-    /// the call moves through it.
+    /// Boxed as it is read (see [`ToolInvoke::ctx`]).
     pub(crate) ctx: Box<CallContext>,
 }
 
@@ -39,7 +37,7 @@ impl From<ToolInvoke> for ToolCall {
         ToolCall {
             tool: invoke.tool,
             input: ReadInput::Tree(invoke.input),
-            ctx: Box::new(invoke.ctx),
+            ctx: invoke.ctx,
         }
     }
 }
@@ -140,6 +138,22 @@ pub(crate) struct CallMeta {
     pub(crate) transport: TransportIds,
     /// A blocking handler's slot, when the call took one.
     pub(crate) blocking_slot: BlockingSlot,
+    /// When the call ended: see [`CallMeta::ended`].
+    pub(crate) ended: OnceLock<Instant>,
+}
+
+impl CallMeta {
+    /// When the call ended: the clock read once, by whichever asks first
+    /// (its `call` record, or its answer), so that the record's
+    /// `durationMs` and the answer's `kindgi-duration-ms` are one number.
+    pub(crate) fn ended(&self) -> Instant {
+        *self.ended.get_or_init(Instant::now)
+    }
+
+    /// How long the call took, up to [`CallMeta::ended`].
+    pub(crate) fn duration(&self) -> Duration {
+        self.ended().saturating_duration_since(self.started)
+    }
 }
 
 /// Whose `call` record it is, and where its ids come from.
@@ -158,25 +172,24 @@ pub(super) enum Called {
 pub(super) struct CallRecord<'a> {
     state: &'a Invoker,
     called: Called,
-    started: Instant,
+    meta: &'a CallMeta,
     outcome: Option<&'static str>,
     cancellation: Cancellation,
 }
 
 impl<'a> CallRecord<'a> {
-    /// The record of the call `called`, started at `started`; if it is
-    /// dropped unanswered, it marks the call ended and cancels it
-    /// (`disconnected`).
+    /// The record of the call `called`, of `meta`; if it is dropped
+    /// unanswered, it marks the call ended and cancels it (`disconnected`).
     pub(super) fn new(
         state: &'a Invoker,
         called: Called,
-        started: Instant,
+        meta: &'a CallMeta,
         cancellation: Cancellation,
     ) -> Self {
         Self {
             state,
             called,
-            started,
+            meta,
             outcome: None,
             cancellation,
         }
@@ -212,7 +225,7 @@ impl Drop for CallRecord<'_> {
             target,
             id,
             outcome,
-            duration_ms: self.started.elapsed().as_millis() as u64,
+            duration_ms: self.meta.duration().as_millis() as u64,
             ids,
             pack: &self.state.call_pack,
         });
@@ -232,18 +245,18 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
     clippy::manual_async_fn,
     reason = "an async fn would hold its call twice"
 )]
-pub(crate) fn run_tool(
-    state: &Invoker,
+pub(crate) fn run_tool<'a>(
+    state: &'a Invoker,
     invoke: ToolCall,
-    meta: CallMeta,
-) -> impl Future<Output = Answer> + Send {
+    meta: &'a CallMeta,
+) -> impl Future<Output = Answer> + Send + 'a {
     async move {
         let cancellation = Cancellation::new();
         let Some(tool) = state.tools.get(&invoke.tool.id) else {
             // The one tool call without a context: its ids are copied.
             let ids = call_ids(&invoke.tool.id, &invoke.ctx, &meta.transport).owned();
             let called = Called::UnknownTool(Box::new((invoke.tool.id.clone(), ids)));
-            let mut record = CallRecord::new(state, called, meta.started, cancellation);
+            let mut record = CallRecord::new(state, called, meta, cancellation);
             let response = not_in_pack(&invoke.tool.id);
             record.finish(&response);
             return Answer::Message(response);
@@ -264,10 +277,10 @@ pub(crate) fn run_tool(
             input,
             ctx,
         } = invoke;
-        let ctx = context_for(state, tool, id, ctx, &meta, cancellation.clone());
+        let ctx = context_for(state, tool, id, ctx, meta, cancellation.clone());
         let called = Called::Tool(ctx.clone());
-        let mut record = CallRecord::new(state, called, meta.started, cancellation.clone());
-        let response = answer_tool(state, tool, version, input, ctx, &meta, &cancellation).await;
+        let mut record = CallRecord::new(state, called, meta, cancellation.clone());
+        let response = answer_tool(state, tool, version, input, ctx, meta, &cancellation).await;
         record.finish(&response);
         Answer::Message(response)
     }
@@ -542,7 +555,9 @@ async fn run_handler(
     let call_log = ctx.clone();
     // The handler's outcome (a panic is a thrown error), or the code of a
     // call that ended without one; `Err` when the deadline passed first.
-    let work = async {
+    // Pinned where it is made: `select!` then moves a pointer, not the
+    // future with the call's input and context.
+    let work = std::pin::pin!(async {
         match &tool.handler.run {
             Run::Async(handler) => {
                 // Polled on the call's own task: no task to spawn and wake
@@ -623,7 +638,7 @@ async fn run_handler(
                     })
             }
         }
-    };
+    });
     // The drain window closing ends the call as its deadline would: the
     // handler is told (reason `shutdown`), and the call is answered
     // `cancelled` before the service closes its connection.
@@ -658,4 +673,30 @@ pub(crate) fn deadline_after(started: Instant, timeout_ms: u64) -> Instant {
     started
         .checked_add(Duration::from_millis(timeout_ms))
         .unwrap_or(started + Duration::from_secs(365 * 24 * 3600))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_ends_once_whoever_asks_first() {
+        let started = Instant::now();
+        let meta = CallMeta {
+            large: false,
+            started,
+            deadline: started + Duration::from_secs(1),
+            transport: TransportIds::default(),
+            blocking_slot: Default::default(),
+            ended: Default::default(),
+        };
+        std::thread::sleep(Duration::from_millis(3));
+        // The `call` record asks first; the answer's header, later, gets
+        // the same duration.
+        let recorded = meta.duration();
+        std::thread::sleep(Duration::from_millis(3));
+        assert_eq!(meta.duration(), recorded);
+        assert_eq!(meta.ended(), started + recorded);
+        assert!(recorded >= Duration::from_millis(3), "{recorded:?}");
+    }
 }

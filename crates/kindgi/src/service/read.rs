@@ -113,7 +113,7 @@ pub(crate) fn read(
     Ok(Read::Tool(ToolCall {
         tool: lazy.tool,
         input,
-        ctx: Box::new(lazy.ctx),
+        ctx: lazy.ctx,
     }))
 }
 
