@@ -4,7 +4,7 @@
 //! terminal. This is the one place that formats records.
 
 use std::io::Write;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use time::OffsetDateTime;
 use time::macros::format_description;
@@ -126,31 +126,93 @@ fn json_value(out: &mut Vec<u8>, value: &(impl serde::Serialize + ?Sized)) {
 
 /// Calls `write` with the current time as the records write it, e.g.
 /// `2026-01-01T00:00:00.000Z`.
+pub(super) fn with_now<R>(write: impl FnOnce(&str) -> R) -> R {
+    with_time_of(Instant::now(), write)
+}
+
+/// How long a thread places instants on the wall clock from one reading of
+/// it ([`RecordClock`]): a wall clock set anew shows in the records within
+/// this much.
+const WALL_CLOCK_READ_EVERY: Duration = Duration::from_secs(1);
+
+/// Calls `write` with the time of `at` as the records write it.
 ///
 /// Formatted once a millisecond per thread: under load many records share
-/// a millisecond.
-pub(super) fn with_now<R>(write: impl FnOnce(&str) -> R) -> R {
+/// a millisecond. The wall clock is read about once a second per thread,
+/// not for each record: a record whose instant the caller has (a call's
+/// end) reads no clock at all.
+pub(super) fn with_time_of<R>(at: Instant, write: impl FnOnce(&str) -> R) -> R {
     use std::cell::RefCell;
     thread_local! {
-        static LAST: RefCell<(u64, String)> = const { RefCell::new((u64::MAX, String::new())) };
+        static CLOCK: RefCell<RecordClock> = const { RefCell::new(RecordClock::new()) };
     }
-    // The clock as a duration since the epoch: its millisecond is then a
-    // multiply and an add, where `OffsetDateTime` divides 128-bit
-    // nanoseconds on every record.
-    let since_epoch = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    let millis = since_epoch
-        .as_secs()
-        .saturating_mul(1000)
-        .saturating_add(u64::from(since_epoch.subsec_millis()));
-    LAST.with(|last| {
-        let mut last = last.borrow_mut();
-        if last.0 != millis {
-            *last = (millis, timestamp(since_epoch));
-        }
-        write(&last.1)
+    CLOCK.with(|clock| {
+        let mut clock = clock.borrow_mut();
+        let since_epoch = clock.since_epoch(at);
+        write(clock.text_of(since_epoch))
     })
+}
+
+/// A thread's record times: where its instants are on the wall clock, and
+/// the last millisecond written.
+struct RecordClock {
+    /// An instant, and the wall clock's time since the epoch read with it.
+    anchor: Option<(Instant, Duration)>,
+    /// The millisecond since the epoch `text` writes.
+    millis: u64,
+    text: String,
+}
+
+impl RecordClock {
+    const fn new() -> Self {
+        Self {
+            anchor: None,
+            millis: u64::MAX,
+            text: String::new(),
+        }
+    }
+
+    /// `at` as a duration since the epoch: placed from the anchor while it
+    /// is less than [`WALL_CLOCK_READ_EVERY`] away, else from a new one.
+    fn since_epoch(&mut self, at: Instant) -> Duration {
+        if let Some((instant, wall)) = self.anchor {
+            // Mostly after the anchor: one subtraction.
+            let placed = match at.checked_duration_since(instant) {
+                Some(after) => (after < WALL_CLOCK_READ_EVERY).then(|| wall + after),
+                None => instant
+                    .checked_duration_since(at)
+                    .filter(|before| *before < WALL_CLOCK_READ_EVERY)
+                    .map(|before| wall.saturating_sub(before)),
+            };
+            if let Some(placed) = placed {
+                return placed;
+            }
+        }
+        let wall = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let instant = Instant::now();
+        self.anchor = Some((instant, wall));
+        match at.checked_duration_since(instant) {
+            Some(after) => wall + after,
+            None => wall.saturating_sub(instant - at),
+        }
+    }
+
+    /// The text of `since_epoch`, formatted again only for a new
+    /// millisecond. Its millisecond is a multiply and an add, where
+    /// `OffsetDateTime` divides 128-bit nanoseconds on every record.
+    fn text_of(&mut self, since_epoch: Duration) -> &str {
+        let millis = since_epoch
+            .as_secs()
+            .saturating_mul(1000)
+            .saturating_add(u64::from(since_epoch.subsec_millis()));
+        if self.millis != millis {
+            self.millis = millis;
+            self.text = timestamp(since_epoch);
+        }
+        &self.text
+    }
 }
 
 /// `since_epoch` as a record's time, to the millisecond (truncated), e.g.
@@ -250,12 +312,34 @@ fn line_head(out: &mut Vec<u8>, time: &str, level: Level) {
     debug_assert!(!needs_escape(time.as_bytes()), "{time}");
     out.extend_from_slice(br#"{"time":""#);
     out.extend_from_slice(time.as_bytes());
-    out.extend_from_slice(br#"","level":""#);
-    out.extend_from_slice(level.name().as_bytes());
-    out.extend_from_slice(br#"","severity":""#);
-    out.extend_from_slice(level.severity().as_bytes());
-    out.extend_from_slice(br#"","subsystem":"pack""#);
+    out.extend_from_slice(after_time(level));
 }
+
+/// What follows a line's time, through `"subsystem":"pack"`, at `level`:
+/// one piece to copy, where its level's name and severity are four (every
+/// `call` record writes it).
+fn after_time(level: Level) -> &'static [u8] {
+    match level {
+        Level::Error => br#"","level":"error","severity":"ERROR","subsystem":"pack""#,
+        Level::Warn => br#"","level":"warn","severity":"WARNING","subsystem":"pack""#,
+        Level::Info => br#"","level":"info","severity":"INFO","subsystem":"pack""#,
+        Level::Debug => br#"","level":"debug","severity":"DEBUG","subsystem":"pack""#,
+        Level::Trace => br#"","level":"trace","severity":"DEBUG","subsystem":"pack""#,
+    }
+}
+
+/// The key of each id of [`Ids::pairs`], in that order, with the quote that
+/// opens its value: `,"traceId":"`, one piece to copy.
+const ID_KEYS: [&[u8]; 8] = [
+    br#","traceId":""#,
+    br#","spanId":""#,
+    br#","requestId":""#,
+    br#","tenantId":""#,
+    br#","projectId":""#,
+    br#","orgId":""#,
+    br#","runId":""#,
+    br#","toolId":""#,
+];
 
 /// Writes the ids that are set, in their order. An id that is `written`'s
 /// string itself (a tool call's `toolId` is its id) is copied from where
@@ -265,13 +349,14 @@ fn ids_fields<S: AsRef<str>>(
     ids: &Ids<S>,
     written: Option<(&str, std::ops::Range<usize>)>,
 ) {
-    for (name, value) in ids.pairs() {
+    for ((_, value), key) in ids.pairs().into_iter().zip(ID_KEYS) {
         let Some(value) = value else { continue };
-        key(out, name);
+        out.extend_from_slice(key);
         match &written {
-            Some((text, at)) if std::ptr::eq(value, *text) => json_str_copied(out, at.clone()),
-            _ => json_str(out, value),
+            Some((text, at)) if std::ptr::eq(value, *text) => out.extend_from_within(at.clone()),
+            _ => json_str_contents(out, value),
         }
+        out.push(b'"');
     }
 }
 
@@ -349,6 +434,28 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_line_s_fixed_pieces_are_its_names() {
+        for level in [
+            Level::Error,
+            Level::Warn,
+            Level::Info,
+            Level::Debug,
+            Level::Trace,
+        ] {
+            let (name, severity) = (level.name(), level.severity());
+            assert_eq!(
+                after_time(level),
+                format!(r#"","level":"{name}","severity":"{severity}","subsystem":"pack""#)
+                    .as_bytes()
+            );
+        }
+        let names = Ids::<String>::default().pairs().map(|(name, _)| name);
+        for (name, key) in names.into_iter().zip(ID_KEYS) {
+            assert_eq!(key, format!(r#","{name}":""#).as_bytes());
+        }
+    }
+
+    #[test]
     fn json_field_order() {
         let record = Record::lifecycle(Level::Info, "listening", "Listening on port 1")
             .field("port", 1)
@@ -382,6 +489,7 @@ mod tests {
                 id: &id,
                 outcome,
                 duration_ms: 12,
+                ended: Instant::now(),
                 ids,
                 pack: &CallPack::new("p", "2026.1\u{7f}é"),
             };
@@ -478,6 +586,7 @@ mod tests {
             id: FORGED,
             outcome: "tool-not-in-pack",
             duration_ms: 1,
+            ended: Instant::now(),
             ids: Ids {
                 run_id: Some(FORGED),
                 ..Ids::default()
@@ -491,6 +600,50 @@ mod tests {
             FORGED
         );
         no_raw_control(&call.into_record().pretty_line("2026-01-01T00:00:00.000Z"));
+    }
+
+    #[test]
+    fn an_instant_is_placed_on_the_wall_clock_it_was_read_near() {
+        let wall = || {
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .expect("after the epoch")
+        };
+        let mut clock = RecordClock::new();
+        let (before, at, after) = (wall(), Instant::now(), wall());
+        // The first record of a thread reads the wall clock.
+        let placed = clock.since_epoch(at);
+        assert!(
+            before <= placed + Duration::from_millis(1),
+            "{before:?} {placed:?}"
+        );
+        assert!(placed <= after, "{placed:?} {after:?}");
+        let anchor = clock.anchor.expect("an anchor");
+        // The next ones are placed from it, before and after it.
+        let later = at + Duration::from_millis(300);
+        assert_eq!(
+            clock.since_epoch(later),
+            placed + Duration::from_millis(300)
+        );
+        assert_eq!(clock.anchor, Some(anchor));
+        let earlier = anchor.0 - Duration::from_millis(200);
+        assert_eq!(
+            clock.since_epoch(earlier),
+            anchor.1 - Duration::from_millis(200)
+        );
+        assert_eq!(clock.anchor, Some(anchor));
+        // A second from it, the wall clock is read again.
+        std::thread::sleep(Duration::from_millis(2));
+        let much_earlier = anchor.0 - WALL_CLOCK_READ_EVERY;
+        let placed = clock.since_epoch(much_earlier);
+        let new_anchor = clock.anchor.expect("an anchor");
+        assert!(new_anchor.0 > anchor.0);
+        assert_eq!(placed, new_anchor.1 - (new_anchor.0 - much_earlier));
+        // The text is of the millisecond.
+        assert_eq!(
+            clock.text_of(Duration::from_millis(1_767_225_600_123)),
+            "2026-01-01T00:00:00.123Z"
+        );
     }
 
     #[test]

@@ -28,6 +28,9 @@ impl Level {
         }
     }
 
+    /// The level's severity, as written in every line (see the line's
+    /// fixed pieces in `format`).
+    #[cfg(test)]
     pub(super) fn severity(self) -> &'static str {
         match self {
             Self::Error => "ERROR",
@@ -210,6 +213,8 @@ pub(crate) struct CallFacts<'a> {
     /// handler chose): this crate's words, which need no escaping.
     pub(crate) outcome: &'static str,
     pub(crate) duration_ms: u64,
+    /// When the call ended: the record's time.
+    pub(crate) ended: std::time::Instant,
     pub(crate) ids: Ids<&'a str>,
     pub(crate) pack: &'a CallPack,
 }

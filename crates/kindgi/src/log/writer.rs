@@ -10,7 +10,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use super::format::with_now;
+use super::format::{with_now, with_time_of};
 use super::record::{CallFacts, Level, Record};
 
 /// The capacity the writer keeps between writes: a burst's larger buffer
@@ -277,9 +277,9 @@ impl Logger {
             return;
         }
         if self.json {
-            self.write(|out| with_now(|time| call.write_json_line(out, time)));
+            self.write(|out| with_time_of(call.ended, |time| call.write_json_line(out, time)));
         } else {
-            let line = with_now(|time| call.into_record().pretty_line(time));
+            let line = with_time_of(call.ended, |time| call.into_record().pretty_line(time));
             self.write(|out| out.extend_from_slice(line.as_bytes()));
         }
     }

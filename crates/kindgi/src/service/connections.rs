@@ -3,6 +3,7 @@
 //! that have not completed a request head, the oldest (slowest) first.
 
 use std::collections::BTreeMap;
+use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
@@ -122,9 +123,9 @@ impl Connections {
                     let answered = Arc::clone(&answers);
                     let answer = http::answer_guarded(Arc::clone(&state), request);
                     async move {
-                        let answer = answer.await;
-                        answered.answer_made();
-                        answer
+                        let (answer, ended) = answer.await;
+                        answered.answer_made(ended);
+                        Ok::<_, Infallible>(answer)
                     }
                 });
                 // The wait for the first byte counts: the first head is due

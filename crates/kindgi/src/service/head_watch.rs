@@ -61,9 +61,13 @@ impl HeadWatch {
         self.answering.store(true, Ordering::Release);
     }
 
-    /// Its answer is made: the next head is due [`HEADER_TIMEOUT`] from now.
-    pub(super) fn answer_made(&self) {
-        let ms = u64::try_from(self.opened.elapsed().as_millis()).unwrap_or(u64::MAX);
+    /// Its answer is made: the next head is due [`HEADER_TIMEOUT`] from
+    /// now, or from `at` (the call's end, when the clock was read for it:
+    /// not read again).
+    pub(super) fn answer_made(&self, at: Option<std::time::Instant>) {
+        let at = at.map_or_else(Instant::now, Instant::from_std);
+        let since = at.saturating_duration_since(self.opened);
+        let ms = u64::try_from(since.as_millis()).unwrap_or(u64::MAX);
         self.answered_ms.store(ms, Ordering::Release);
         self.answering.store(false, Ordering::Release);
     }
@@ -221,7 +225,7 @@ mod tests {
             watch.request_began();
             // Answering for longer than the timeout.
             tokio::time::sleep(Duration::from_secs(50)).await;
-            watch.answer_made();
+            watch.answer_made(None);
             // The answer can't go out for a while.
             watch.wrote::<()>(&Poll::Pending);
             tokio::time::sleep(Duration::from_secs(40)).await;
@@ -235,6 +239,23 @@ mod tests {
         // Answered at 60 s: due at 90 s, when its answer was stuck; looked
         // at again a timeout later, the write having gone on at 100 s.
         assert_eq!(closed_at - opened, Duration::from_secs(120));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_made_at_a_call_s_end_counts_from_that_end() {
+        let opened = Instant::now();
+        let watch = HeadWatch::new(opened);
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        // The call ended at 5 s; its answer is made (told) at 8 s.
+        let ended = Instant::now().into_std();
+        tokio::time::sleep(Duration::from_secs(3)).await;
+        watch.request_began();
+        watch.answer_made(Some(ended));
+        watch.late().await;
+        assert_eq!(
+            Instant::now() - opened,
+            Duration::from_secs(5) + HEADER_TIMEOUT
+        );
     }
 
     #[tokio::test(start_paused = true)]

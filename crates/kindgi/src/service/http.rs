@@ -1,7 +1,6 @@
 //! The HTTP surface (CONTRACT §3): the routes, and what an invoke goes
 //! through once admitted — parse, run, answer with its headers.
 
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -63,14 +62,17 @@ pub(super) fn tenant_mismatch() -> HttpResponse {
 
 /// Answers one request; a panic in the service's own code is answered
 /// 500 (and logged by the panic hook) instead of dropping the connection.
+/// With the answer, when the call it answers ended, if the clock was read
+/// for that (a call's end: see [`CallMeta::ended`]).
 pub(crate) async fn answer_guarded(
     state: Arc<ServiceState>,
     request: Request<Incoming>,
-) -> Result<HttpResponse, Infallible> {
+) -> (HttpResponse, Option<Instant>) {
     let (parts, body) = request.into_parts();
     // Taken by the handler once it has read the body to its end.
     let mut body = Some(body);
-    let mut response = guarded(handle(Arc::clone(&state), &parts, &mut body)).await;
+    let mut ended = None;
+    let mut response = guarded(handle(Arc::clone(&state), &parts, &mut body, &mut ended)).await;
     // Answered before its body was read: read the rest and throw it away
     // for a while, then close (a client that asked `100-continue` has sent
     // no body, and is not asked to).
@@ -90,7 +92,7 @@ pub(crate) async fn answer_guarded(
             .headers_mut()
             .insert(http::header::CONNECTION, HeaderValue::from_static("close"));
     }
-    Ok(response)
+    (response, ended)
 }
 
 /// Reads `body` and drops what it reads, up to [`DISCARD_BYTES`] and
@@ -130,11 +132,12 @@ fn guarded(answer: impl Future<Output = HttpResponse>) -> impl Future<Output = H
 
 /// Answers one request: the route (404), its method (405), then the
 /// route's own checks. `body` is left as it is unless the body was read
-/// to its end.
+/// to its end; `ended` is set to when the call an invoke ran ended.
 async fn handle(
     state: Arc<ServiceState>,
     request: &Parts,
     body: &mut Option<Incoming>,
+    ended: &mut Option<Instant>,
 ) -> HttpResponse {
     let method = &request.method;
     match request.uri.path() {
@@ -153,17 +156,19 @@ async fn handle(
             // On the heap: the call's future is a few KiB, which every
             // future around it (and hyper's slot for it) would otherwise
             // hold and copy as it is made and moved.
-            None => Box::pin(invoke(state, &request.headers, body)).await,
+            None => Box::pin(invoke(state, &request.headers, body, ended)).await,
         },
         path => pack_http::no_route(path),
     }
 }
 
-/// An invoke: admitted ([`super::admission`]), parsed, run, answered.
+/// An invoke: admitted ([`super::admission`]), parsed, run, answered;
+/// `ended` set to when its call ended, once it ran.
 async fn invoke(
     state: Arc<ServiceState>,
     headers: &HeaderMap,
     request_body: &mut Option<Incoming>,
+    ended: &mut Option<Instant>,
 ) -> HttpResponse {
     let headers = CallHeaders::of(headers);
     let admitted = match admit(&state, &headers, request_body).await {
@@ -206,6 +211,7 @@ async fn invoke(
     };
     // The duration its `call` record gave, if it has one.
     let response = answer(&state, meta.duration(), outcome);
+    *ended = Some(meta.ended());
     // The call slot, its memory and its place in flight are given back
     // only now, its answer made.
     drop(admitted);

@@ -226,6 +226,7 @@ impl Drop for CallRecord<'_> {
             id,
             outcome,
             duration_ms: self.meta.duration().as_millis() as u64,
+            ended: self.meta.ended(),
             ids,
             pack: &self.state.call_pack,
         });
