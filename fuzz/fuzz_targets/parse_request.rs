@@ -2,14 +2,15 @@
 //! is one of the three parse codes with the contract's message, and never
 //! echoes a context value (a secret may be there); and the one-pass fast
 //! path agrees with the checked path over `serde_json::Value`, and so does
-//! the lazy read of an invoke, which leaves its input as text, and the read
-//! around a range said to be the input, which doesn't go through it at all.
+//! the lazy read of an invoke, which leaves its input as text, the one-pass
+//! read of either kind, and the read around a range said to be the input,
+//! which doesn't go through it at all.
 
 #![no_main]
 
 use kindgi_protocol::{
-    ErrorCode, Request, parse_invoke_around, parse_invoke_lazily, parse_request,
-    parse_request_value,
+    ErrorCode, LazyRequest, Request, parse_invoke_around, parse_invoke_lazily, parse_request,
+    parse_request_lazily, parse_request_value,
 };
 use libfuzzer_sys::fuzz_target;
 
@@ -54,6 +55,18 @@ fuzz_target!(|data: &[u8]| {
             (Err(_), Err(_)) => {}
             (full, input) => panic!("the lazy read disagrees: {full:?} / {input:?}"),
         }
+    }
+    // The one-pass read of either kind gives the lazy read of an invoke,
+    // and a check invoke as `parse_request` gives it.
+    match parse_request_lazily(data) {
+        Some(LazyRequest::Invoke(invoke)) => {
+            assert_eq!(Some(invoke), parse_invoke_lazily(data));
+        }
+        Some(LazyRequest::CheckInvoke(check)) => {
+            assert_eq!(parse_request(data), Ok(Request::CheckInvoke(check)));
+        }
+        Some(other) => panic!("a lazy request of no known kind: {other:?}"),
+        None => assert_eq!(parse_invoke_lazily(data), None),
     }
     // The read of an invoke around a range said to be its input (the range
     // picked by the body's first two bytes, from the rest) is the lazy

@@ -15,7 +15,9 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::envelope::{self, Message};
-use crate::{CallContext, CheckInvoke, CheckRef, LazyInvoke, Request, ToolInvoke, ToolRef};
+use crate::{
+    CallContext, CheckInvoke, CheckRef, LazyInvoke, LazyRequest, Request, ToolInvoke, ToolRef,
+};
 
 /// `body` as text, checked once here: read from a `&str`, serde_json
 /// checks no string's UTF-8 again. `None` (the checked path) for a body
@@ -27,7 +29,7 @@ fn text_of(body: &[u8]) -> Option<&str> {
 /// Reads `body` when it is a well-formed request; `None` when the checked
 /// path must look at it.
 pub(crate) fn parse(body: &[u8]) -> Option<Request> {
-    let message: Message<Value> = envelope::read(text_of(body)?)?;
+    let message: Message<Value> = envelope::read(text_of(body)?, None)?;
     if message.v != 2.0 {
         return None;
     }
@@ -47,25 +49,54 @@ pub(crate) fn parse(body: &[u8]) -> Option<Request> {
                 ctx,
             }))
         }
-        "check-invoke" => {
-            let check = message.check?;
-            if check.id.is_empty() {
-                return None;
-            }
-            Some(Request::CheckInvoke(CheckInvoke {
-                check: CheckRef { id: check.id },
-                config: message.config?,
-                trace: message.trace.unwrap_or(Value::Null),
-            }))
-        }
+        "check-invoke" => check_invoke(message).map(Request::CheckInvoke),
         _ => None,
     }
+}
+
+/// The check invoke read as `message` (of that kind, `v` 2), when it is a
+/// well-formed one.
+fn check_invoke<I>(message: Message<'_, I>) -> Option<CheckInvoke> {
+    let check = message.check?;
+    if check.id.is_empty() {
+        return None;
+    }
+    Some(CheckInvoke {
+        check: CheckRef { id: check.id },
+        config: message.config?,
+        trace: message.trace.unwrap_or(Value::Null),
+    })
+}
+
+/// Reads `body` when it is a well-formed request: an invoke as
+/// [`parse_lazily`] does, a check invoke as [`parse`] does; see
+/// [`crate::parse_request_lazily`].
+pub(crate) fn parse_request_lazily(body: &[u8]) -> Option<LazyRequest<'_>> {
+    let message: Message<&RawValue> = envelope::read(text_of(body)?, None)?;
+    if message.v == 2.0 && message.kind == "check-invoke" {
+        // A check invoke's `input` means nothing, but the checked path
+        // parses it: one it refuses (`1e400`, a lone surrogate) makes the
+        // body malformed there.
+        if message
+            .input
+            .is_some_and(|input| serde_json::from_str::<Value>(input.get()).is_err())
+        {
+            return None;
+        }
+        return check_invoke(message).map(LazyRequest::CheckInvoke);
+    }
+    let (tool, input, ctx) = invoke_parts(message)?;
+    Some(LazyRequest::Invoke(LazyInvoke {
+        tool,
+        input: input.map(RawValue::get),
+        ctx,
+    }))
 }
 
 /// Reads `body` when it is a well-formed invoke, leaving its input as the
 /// JSON text it is in `body`; see [`crate::parse_invoke_lazily`].
 pub(crate) fn parse_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
-    let message: Message<&RawValue> = envelope::read(text_of(body)?)?;
+    let message: Message<&RawValue> = envelope::read(text_of(body)?, Some("invoke"))?;
     let (tool, input, ctx) = invoke_parts(message)?;
     Some(LazyInvoke {
         tool,
@@ -85,7 +116,7 @@ pub(crate) fn parse_around(body: &[u8], input: Range<usize>) -> Option<LazyInvok
     let text = text_of(body)?;
     let input_text = text.get(input.clone())?;
     let around = [text.get(..input.start)?, "0", text.get(input.end..)?].concat();
-    let message: Message<&RawValue> = envelope::read(&around)?;
+    let message: Message<&RawValue> = envelope::read(&around, Some("invoke"))?;
     let (tool, placeholder, ctx) = invoke_parts(message)?;
     (placeholder.map(RawValue::get) == Some("0")).then_some(LazyInvoke {
         tool,
@@ -139,6 +170,17 @@ mod tests {
                 panic!("the lazy path disagrees on {body}")
             }
             _ => {}
+        }
+        // Both kinds in one pass: each as its own read gives it.
+        match (&fast, parse_request_lazily(body.as_bytes())) {
+            (Some(Request::CheckInvoke(fast)), Some(LazyRequest::CheckInvoke(check))) => {
+                assert_eq!(fast, &check, "{body}");
+            }
+            (_, Some(LazyRequest::Invoke(invoke))) => assert_eq!(lazy, Some(invoke), "{body}"),
+            (Some(Request::CheckInvoke(_)), None) | (_, Some(_)) => {
+                panic!("the one-pass read disagrees on {body}")
+            }
+            (_, None) => assert_eq!(lazy, None, "{body}"),
         }
         if body.len() < 200 {
             around_agrees(body);
@@ -223,6 +265,7 @@ mod tests {
             r#"{"v":2,"kind":"invoke","tool":{"id":"x"},"ctx":{"tenantId":"t","runId":"r","connections":{"g":{"connectionId":"c","app":"google","appName":"Google","accessToken":"tok","account":{"id":"1","label":"a"}}}}}"#,
             r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{"minLength":3},"trace":{"output":"hi"}}"#,
             r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{}}"#,
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{},"input":[1]}"#,
         ];
         for body in bodies {
             assert!(agrees(body).is_some(), "{body}");
@@ -251,6 +294,10 @@ mod tests {
             r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":null}"#,
             r#"{"v":2,"kind":"check-invoke","check":{"id":"c"}}"#,
             r#"{"v":2,"kind":"check-invoke","check":null,"config":{}}"#,
+            // Its input means nothing, but a body with one that is not
+            // JSON serde_json reads is malformed.
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{},"input":1e400}"#,
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{},"input":"\ud800"}"#,
             // A struct of serde's reads from an array too; the protocol's
             // objects are objects.
             r#"{"v":2,"kind":"invoke","tool":["x"],"ctx":{"tenantId":"t","runId":"r"}}"#,

@@ -34,8 +34,9 @@ pub use index::{
 };
 pub use info::{Info, InfoTool};
 pub use request::{
-    CheckInvoke, CheckRef, LazyInvoke, ParseError, Request, ToolInvoke, ToolRef,
-    parse_invoke_around, parse_invoke_lazily, parse_request, parse_request_value,
+    CheckInvoke, CheckRef, LazyInvoke, LazyRequest, ParseError, Request, ToolInvoke, ToolRef,
+    parse_invoke_around, parse_invoke_lazily, parse_request, parse_request_lazily,
+    parse_request_value,
 };
 pub use response::{
     CheckResult, CheckResultMessage, ErrorCode, ErrorResponse, Issue, Response, ThrownCause,

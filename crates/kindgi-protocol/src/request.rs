@@ -163,6 +163,41 @@ pub fn parse_invoke_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
     crate::fast_request::parse_lazily(body)
 }
 
+/// A request read by [`parse_request_lazily`]: a tool invoke with its input
+/// still JSON text, or a check invoke read whole.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum LazyRequest<'a> {
+    /// A tool invoke, as [`parse_invoke_lazily`] reads it.
+    Invoke(LazyInvoke<'a>),
+    /// A check invoke, as [`parse_request`] reads it.
+    CheckInvoke(CheckInvoke),
+}
+
+/// Reads a well-formed request of either kind in one pass: a tool invoke
+/// as [`parse_invoke_lazily`] reads it (its input left as text), a check
+/// invoke as [`parse_request`] does. `None` for anything else:
+/// [`parse_request`] then gives the request or its error. For a caller
+/// that reads a tool's input itself, without reading a check's body twice.
+///
+/// ```
+/// use kindgi_protocol::{LazyRequest, parse_request_lazily};
+/// let body = br#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{},"trace":{"output":"x"}}"#;
+/// let Some(LazyRequest::CheckInvoke(check)) = parse_request_lazily(body) else {
+///     panic!("a check invoke");
+/// };
+/// assert_eq!(check.check.id, "c");
+/// let body = br#"{"v":2,"kind":"invoke","tool":{"id":"a.b"},"input":[1],"ctx":{"tenantId":"t","runId":"r"}}"#;
+/// let Some(LazyRequest::Invoke(invoke)) = parse_request_lazily(body) else {
+///     panic!("a tool invoke");
+/// };
+/// assert_eq!(invoke.input, Some("[1]"));
+/// ```
+#[must_use]
+pub fn parse_request_lazily(body: &[u8]) -> Option<LazyRequest<'_>> {
+    crate::fast_request::parse_request_lazily(body)
+}
+
 /// Reads a tool invoke as [`parse_invoke_lazily`] does, but never goes
 /// through its input, which the caller says stands at the byte range
 /// `input` of `body` (found by its own scan) and parses itself: a large

@@ -2,7 +2,8 @@
 //! a body of at least [`TEXT_INPUT_BODY_BYTES`] it is found by the body's
 //! scan, not read, and the body read around it ([`parse_invoke_around`]);
 //! in a smaller one, the body is read with the input only checked to be
-//! one JSON value ([`parse_invoke_lazily`]). The input is then read
+//! one JSON value ([`parse_request_lazily`], which reads a check invoke
+//! whole in the same pass). The input is then read
 //! straight from its text into the handler's own type, every value checked
 //! against the tool's input schema as it is read (the handler's
 //! [`TextReader`](crate::authoring::input::TextReader)): no tree of the
@@ -22,8 +23,8 @@ use std::panic::AssertUnwindSafe;
 
 use bytes::Bytes;
 use kindgi_protocol::{
-    CheckInvoke, Issue, ParseError, Request, parse_invoke_around, parse_invoke_lazily,
-    parse_request,
+    CheckInvoke, Issue, LazyRequest, ParseError, Request, parse_invoke_around, parse_request,
+    parse_request_lazily,
 };
 use serde_json::Value;
 
@@ -32,7 +33,7 @@ use super::state::{Invoker, ToolRuntime};
 use crate::authoring::input::Refused;
 
 /// Bodies from this size on have their tool input found by the body's
-/// scan. Below it, the body is read whole ([`parse_invoke_lazily`]) for
+/// scan. Below it, the body is read whole ([`parse_request_lazily`]) for
 /// less than the scan costs.
 pub(crate) const TEXT_INPUT_BODY_BYTES: usize = 1024;
 
@@ -86,7 +87,12 @@ pub(crate) fn read(
 ) -> Result<Read, ParseError> {
     let lazy = match input {
         Some(input) => parse_invoke_around(body, input),
-        None if body.len() < TEXT_INPUT_BODY_BYTES => parse_invoke_lazily(body),
+        None if body.len() < TEXT_INPUT_BODY_BYTES => match parse_request_lazily(body) {
+            Some(LazyRequest::Invoke(invoke)) => Some(invoke),
+            // Read whole in the same pass: not read again.
+            Some(LazyRequest::CheckInvoke(check)) => return Ok(Read::Check(check)),
+            _ => None,
+        },
         None => None,
     };
     let Some(lazy) = lazy else {
