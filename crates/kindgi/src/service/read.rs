@@ -3,8 +3,8 @@
 //! scan, not read, and the body read around it ([`parse_invoke_around`]);
 //! in a smaller one, the body is read with the input only checked to be
 //! one JSON value ([`parse_request_lazily`], which reads a check invoke
-//! whole in the same pass). The input is then read
-//! straight from its text into the handler's own type, every value checked
+//! whole in the same pass). The input is then read straight from its text
+//! into the handler's own type, every value checked
 //! against the tool's input schema as it is read (the handler's
 //! [`TextReader`](crate::authoring::input::TextReader)): no tree of the
 //! input is built, and the text is parsed once. Should that fail — the
