@@ -30,33 +30,22 @@ fn text_of(body: &[u8]) -> Option<&str> {
 /// path must look at it.
 pub(crate) fn parse(body: &[u8]) -> Option<Request> {
     let message: Message<Value> = envelope::read(text_of(body)?, None)?;
-    if message.v != 2.0 {
-        return None;
+    if message.kind == "check-invoke" {
+        return check_invoke(message).map(Request::CheckInvoke);
     }
-    match &*message.kind {
-        "invoke" => {
-            let tool = message.tool?;
-            let ctx = message.ctx?;
-            if tool.id.is_empty() {
-                return None;
-            }
-            Some(Request::Invoke(ToolInvoke {
-                tool: ToolRef {
-                    id: tool.id,
-                    version: tool.version,
-                },
-                input: message.input.unwrap_or(Value::Null),
-                ctx,
-            }))
-        }
-        "check-invoke" => check_invoke(message).map(Request::CheckInvoke),
-        _ => None,
-    }
+    let (tool, input, ctx) = invoke_parts(message)?;
+    Some(Request::Invoke(ToolInvoke {
+        tool,
+        input: input.unwrap_or(Value::Null),
+        ctx,
+    }))
 }
 
-/// The check invoke read as `message` (of that kind, `v` 2), when it is a
-/// well-formed one.
+/// The check invoke read as `message`, when it is a well-formed one.
 fn check_invoke<I>(message: Message<'_, I>) -> Option<CheckInvoke> {
+    if message.v != 2.0 || message.kind != "check-invoke" {
+        return None;
+    }
     let check = message.check?;
     if check.id.is_empty() {
         return None;
@@ -73,7 +62,7 @@ fn check_invoke<I>(message: Message<'_, I>) -> Option<CheckInvoke> {
 /// [`crate::parse_request_lazily`].
 pub(crate) fn parse_request_lazily(body: &[u8]) -> Option<LazyRequest<'_>> {
     let message: Message<&RawValue> = envelope::read(text_of(body)?, None)?;
-    if message.v == 2.0 && message.kind == "check-invoke" {
+    if message.kind == "check-invoke" {
         // A check invoke's `input` means nothing, but the checked path
         // parses it: one it refuses (`1e400`, a lone surrogate) makes the
         // body malformed there.
@@ -85,18 +74,18 @@ pub(crate) fn parse_request_lazily(body: &[u8]) -> Option<LazyRequest<'_>> {
         }
         return check_invoke(message).map(LazyRequest::CheckInvoke);
     }
-    let (tool, input, ctx) = invoke_parts(message)?;
-    Some(LazyRequest::Invoke(LazyInvoke {
-        tool,
-        input: input.map(RawValue::get),
-        ctx,
-    }))
+    lazy_invoke(message).map(LazyRequest::Invoke)
 }
 
 /// Reads `body` when it is a well-formed invoke, leaving its input as the
 /// JSON text it is in `body`; see [`crate::parse_invoke_lazily`].
 pub(crate) fn parse_lazily(body: &[u8]) -> Option<LazyInvoke<'_>> {
-    let message: Message<&RawValue> = envelope::read(text_of(body)?, Some("invoke"))?;
+    lazy_invoke(envelope::read(text_of(body)?, Some("invoke"))?)
+}
+
+/// The invoke read as `message`, its input the text it has in the body,
+/// when it is a well-formed one.
+fn lazy_invoke<'a>(message: Message<'a, &'a RawValue>) -> Option<LazyInvoke<'a>> {
     let (tool, input, ctx) = invoke_parts(message)?;
     Some(LazyInvoke {
         tool,

@@ -175,28 +175,18 @@ impl RecordClock {
     /// `at` as a duration since the epoch: placed from the anchor while it
     /// is less than [`WALL_CLOCK_READ_EVERY`] away, else from a new one.
     fn since_epoch(&mut self, at: Instant) -> Duration {
-        if let Some((instant, wall)) = self.anchor {
-            // Mostly after the anchor: one subtraction.
-            let placed = match at.checked_duration_since(instant) {
-                Some(after) => (after < WALL_CLOCK_READ_EVERY).then(|| wall + after),
-                None => instant
-                    .checked_duration_since(at)
-                    .filter(|before| *before < WALL_CLOCK_READ_EVERY)
-                    .map(|before| wall.saturating_sub(before)),
-            };
-            if let Some(placed) = placed {
+        if let Some(anchor) = self.anchor {
+            let (placed, away) = place(anchor, at);
+            if away < WALL_CLOCK_READ_EVERY {
                 return placed;
             }
         }
         let wall = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .unwrap_or_default();
-        let instant = Instant::now();
-        self.anchor = Some((instant, wall));
-        match at.checked_duration_since(instant) {
-            Some(after) => wall + after,
-            None => wall.saturating_sub(instant - at),
-        }
+        let anchor = (Instant::now(), wall);
+        self.anchor = Some(anchor);
+        place(anchor, at).0
     }
 
     /// The text of `since_epoch`, formatted again only for a new
@@ -212,6 +202,19 @@ impl RecordClock {
             self.text = timestamp(since_epoch);
         }
         &self.text
+    }
+}
+
+/// `at` as a duration since the epoch, from an instant and the wall
+/// clock's time read with it; and how far `at` is from that instant. (Mostly
+/// after it: one subtraction.)
+fn place((instant, wall): (Instant, Duration), at: Instant) -> (Duration, Duration) {
+    match at.checked_duration_since(instant) {
+        Some(after) => (wall + after, after),
+        None => {
+            let before = instant - at;
+            (wall.saturating_sub(before), before)
+        }
     }
 }
 
