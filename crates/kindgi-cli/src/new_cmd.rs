@@ -1,7 +1,6 @@
 //! `kindgi new NAME`: a pack crate in `./NAME`, ready for `cargo test` and
-//! `kindgi dev`: one tool, one check, a test, a `.gitignore`, a container
-//! recipe and a build script linking with kindgi's boot layout. The files
-//! are the templates under `templates/`.
+//! `kindgi dev`: one tool, one check, a test, a `.gitignore` and a
+//! container recipe. The files are the templates under `templates/`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -24,7 +23,6 @@ pub(crate) struct NewArgs {
 /// The files of a new pack: where each goes, and its template.
 const FILES: &[(&str, &str)] = &[
     ("Cargo.toml", include_str!("../templates/Cargo.toml.tmpl")),
-    ("build.rs", include_str!("../templates/build.rs")),
     ("src/main.rs", include_str!("../templates/main.rs")),
     ("src/lib.rs", include_str!("../templates/lib.rs")),
     ("src/greet.rs", include_str!("../templates/greet.rs")),

@@ -45,7 +45,6 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
     let pack = tmp.path().join("demo-pack");
     for file in [
         "Cargo.toml",
-        "build.rs",
         "src/main.rs",
         "src/lib.rs",
         "src/greet.rs",

@@ -38,22 +38,48 @@ pub fn idempotency_key(
 
 #[cfg(test)]
 mod tests {
-    use kindgi_test_kit::vectors::{IDEMPOTENCY_KEYS, IDEMPOTENCY_RUN_ID};
-
     use super::*;
+
+    /// The run id of every vector.
+    const RUN_ID: &str = "4b5f8c1e-2f0a-4c8e-9a51-0c7e2d9a6b13";
+
+    /// The contract's vectors (protocol 2.6.0), as (step scope, tool id,
+    /// model call id, key): a plain step, two model calls whose scopes
+    /// differ by the loop's turn only, and a scope beyond ASCII.
+    const VECTORS: [(&str, &str, Option<&str>, &str); 4] = [
+        (
+            "charge-card",
+            "acme.payments.charge",
+            None,
+            "f6c8a374-b63c-5453-8320-1ca9c067447a",
+        ),
+        (
+            "agent-loop#2/dispatch-tools",
+            "acme.refunds.issue",
+            Some("call_0"),
+            "bf055463-2cce-5e82-b31a-43d7698db52e",
+        ),
+        (
+            "agent-loop#3/dispatch-tools",
+            "acme.refunds.issue",
+            Some("call_0"),
+            "f08fa71f-aaa9-5f9e-96bf-7e54d4f1af46",
+        ),
+        (
+            "notify/branch-é",
+            "acme.mail.send",
+            None,
+            "873f6e4e-cd72-5604-ac09-ab1496cfeb8a",
+        ),
+    ];
 
     #[test]
     fn contract_vectors() {
-        for vector in IDEMPOTENCY_KEYS {
+        for (scope, tool, model_call, key) in VECTORS {
             assert_eq!(
-                idempotency_key(
-                    IDEMPOTENCY_RUN_ID,
-                    vector.step_scope,
-                    vector.tool_id,
-                    vector.model_call_id
-                )
-                .to_string(),
-                vector.key
+                idempotency_key(RUN_ID, scope, tool, model_call).to_string(),
+                key,
+                "{scope} {tool}"
             );
         }
     }

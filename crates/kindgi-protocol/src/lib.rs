@@ -9,8 +9,6 @@ mod macros;
 pub mod canonical;
 mod context;
 pub mod env_filter;
-mod envelope;
-mod fast_request;
 mod file;
 pub mod file_name;
 pub mod headers;
@@ -34,8 +32,7 @@ pub use index::{
 };
 pub use info::{Info, InfoTool};
 pub use request::{
-    CheckInvoke, CheckRef, LazyInvoke, LazyRequest, ParseError, Request, ToolInvoke, ToolRef,
-    parse_invoke_around, parse_invoke_lazily, parse_request, parse_request_lazily,
+    CheckInvoke, CheckRef, ParseError, Request, ToolInvoke, ToolRef, parse_request,
     parse_request_value,
 };
 pub use response::{

@@ -10,7 +10,6 @@ use kindgi_protocol::{CallContext, Connection, ConnectionAccount, Response, Secr
 use kindgi_runtime::client::{
     CallError, PackClient, RenewConnection, RenewError, RetryPolicy, ToolCall,
 };
-use kindgi_test_kit::vectors::{IDEMPOTENCY_KEYS, IDEMPOTENCY_RUN_ID};
 use kindgi_test_kit::{Reply, ScriptedServer, SeenRequest};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
@@ -110,19 +109,28 @@ async fn an_answer_carries_every_header_and_the_idempotency_key() {
 }
 
 #[test]
-fn idempotency_key_vectors() {
+fn a_step_s_call_carries_its_idempotency_key() {
+    // The key itself is pinned by the protocol crate's contract vectors.
+    let run_id = "4b5f8c1e-2f0a-4c8e-9a51-0c7e2d9a6b13";
     let ctx = CallContext {
         tenant_id: "t".into(),
-        run_id: IDEMPOTENCY_RUN_ID.into(),
+        run_id: run_id.into(),
         ..Default::default()
     };
-    for vector in IDEMPOTENCY_KEYS {
-        let (scope, tool) = (vector.step_scope, vector.tool_id);
-        let call =
-            ToolCall::new(tool, json!({}), ctx.clone()).for_step(scope, vector.model_call_id);
+    for (scope, tool, model_call) in [
+        ("charge-card", "acme.payments.charge", None),
+        (
+            "agent-loop#2/dispatch-tools",
+            "acme.refunds.issue",
+            Some("call_0"),
+        ),
+    ] {
+        let call = ToolCall::new(tool, json!({}), ctx.clone()).for_step(scope, model_call);
+        let expected =
+            kindgi_protocol::idempotency::idempotency_key(run_id, scope, tool, model_call);
         assert_eq!(
-            call.ctx.idempotency_key.as_deref(),
-            Some(vector.key),
+            call.ctx.idempotency_key,
+            Some(expected.to_string()),
             "{scope} {tool}"
         );
     }

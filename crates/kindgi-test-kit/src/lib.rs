@@ -8,13 +8,11 @@
 //! - [`process`]: a process under test that writes a `listening` record
 //!   (a pack service, the dev runtime): started, its output collected,
 //!   signalled, waited for;
-//! - [`vectors`]: the contract's test vectors.
 
 pub use kindgi_conformance::http;
 
 pub mod process;
 pub mod server;
-pub mod vectors;
 
 pub use process::{Listen, ListeningProcess, StartError, Stream};
 pub use server::{Reply, ScriptedServer, SeenRequest};

@@ -36,16 +36,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use kindgi_protocol::{
-    CallContext, CheckInvoke, CheckRef, Connection, ErrorResponse, Response, ToolInvoke, ToolRef,
+    CallContext, CheckInvoke, CheckRef, Connection, ErrorResponse, Response, ToolRef,
 };
 use serde_json::{Map, Value};
 
 use crate::Pack;
 use crate::index::{PackConfig, Pins, build_index};
 use crate::log::{Logger, TransportIds};
+use crate::service::call::CallMeta;
 use crate::service::check::check_response;
-use crate::service::invoke::{CallMeta, tool_response};
+use crate::service::decode::{Input, ToolCall};
+use crate::service::placement::Placement;
 use crate::service::state::Invoker;
+use crate::service::tool::tool_response;
 use crate::{CancelReason, Cancellation};
 
 /// A pack ready to be called in-process.
@@ -302,23 +305,22 @@ impl TestPack {
         };
         let wait_token = context.call.wait_token.clone();
         let started = Instant::now();
-        let meta = CallMeta {
-            large: false,
+        let timeout_ms = u64::try_from(context.timeout.as_millis()).unwrap_or(u64::MAX);
+        let meta = CallMeta::new(
+            Placement::InPlace,
             started,
-            deadline: started + context.timeout,
-            transport: TransportIds::default(),
-            blocking_slot: Default::default(),
-            ended: Default::default(),
-        };
-        let invoke = ToolInvoke {
+            timeout_ms,
+            TransportIds::default(),
+        );
+        let invoke = ToolCall {
             tool: ToolRef {
                 id: tool_id.to_owned(),
                 version: None,
             },
-            input,
+            input: Input::Unchecked(input),
             ctx: Box::new(context.call),
         };
-        let call = tool_response(&self.state, invoke.into(), &meta, context.cancellation);
+        let call = tool_response(&self.state, invoke, &meta, context.cancellation);
         let response = if context.process_env.is_empty() {
             call.await
         } else {

@@ -7,7 +7,9 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
-use super::input::{ToolInput, read_passing};
+use super::input::ToolInput;
+#[cfg(feature = "fast-input")]
+use super::input::read_passing;
 use super::tool::{AsyncFn, BlockingFn, Handler, Outcome, Run, ToolOutput, finish};
 use crate::{ToolContext, ToolError};
 
@@ -79,8 +81,7 @@ where
     let handler = Arc::new(handler);
     let run: AsyncFn = Arc::new(move |input: ToolInput, ctx| {
         // The input becomes `I` as the future is made, not as it is first
-        // polled: the service makes it off the async worker for a large
-        // body. The handler itself is called on the first poll.
+        // polled; the handler itself is called on the first poll.
         let typed = input.read::<I>();
         let handler = Arc::clone(&handler);
         Box::pin(async move {
@@ -92,6 +93,7 @@ where
     });
     Handler {
         run: Run::Async(run),
+        #[cfg(feature = "fast-input")]
         read_text: read_passing::<I>,
     }
 }
@@ -111,6 +113,7 @@ where
     });
     Handler {
         run: Run::Blocking(run),
+        #[cfg(feature = "fast-input")]
         read_text: read_passing::<I>,
     }
 }

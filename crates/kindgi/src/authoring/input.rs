@@ -1,14 +1,20 @@
 //! A tool's input as the service hands it to its handler: a tree it has
-//! validated, or the handler's own type read straight from the JSON text
-//! and checked as it was read (no tree of the input is ever built).
+//! validated, or (with the `fast-input` feature) the handler's own type
+//! read straight from the JSON text and checked as it was read, by the
+//! handler's [`TextReader`] (no tree of the input is ever built).
 
+#[cfg(feature = "fast-input")]
 use std::any::Any;
 
+#[cfg(feature = "fast-input")]
 use kindgi_validate::Validator;
-use serde::de::{DeserializeOwned, Error as _};
+use serde::de::DeserializeOwned;
+#[cfg(feature = "fast-input")]
+use serde::de::Error as _;
 use serde_json::Value;
 
 use super::numbers::read_typed;
+#[cfg(feature = "fast-input")]
 use super::text_numbers::from_text_passing;
 
 /// A tool call's input, validated.
@@ -19,6 +25,7 @@ pub(crate) enum ToolInput {
     /// Already the handler's input type, read by its [`TextReader`] from
     /// JSON text that passed the schema's screen as it was read: valid,
     /// nothing to fill, and the value its tree would have given.
+    #[cfg(feature = "fast-input")]
     Read(Box<dyn Any + Send>),
 }
 
@@ -26,9 +33,11 @@ pub(crate) enum ToolInput {
 /// checked against the tool's input schema as it is read (see
 /// [`read_passing`]). An error says "take the full path": parse the tree,
 /// fill it, validate it.
+#[cfg(feature = "fast-input")]
 pub(crate) type TextReader = fn(&str, &Validator) -> Result<Box<dyn Any + Send>, Refused>;
 
 /// Why a [`TextReader`] left an input to the full path.
+#[cfg(feature = "fast-input")]
 #[derive(Debug)]
 pub(crate) enum Refused {
     /// An object misses properties with a `default`, no more: filled in,
@@ -40,6 +49,7 @@ pub(crate) enum Refused {
 }
 
 /// The [`TextReader`] of input type `T`.
+#[cfg(feature = "fast-input")]
 pub(crate) fn read_passing<T: DeserializeOwned + Send + 'static>(
     text: &str,
     validator: &Validator,
@@ -57,6 +67,7 @@ impl ToolInput {
     pub(crate) fn read<T: DeserializeOwned + 'static>(self) -> serde_json::Result<T> {
         match self {
             ToolInput::Tree(value) => read_typed(value),
+            #[cfg(feature = "fast-input")]
             ToolInput::Read(value) => value
                 .downcast::<T>()
                 .map(|value| *value)
@@ -65,7 +76,7 @@ impl ToolInput {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "fast-input"))]
 mod tests {
     use serde::Deserialize;
     use serde_json::json;

@@ -8,6 +8,7 @@ pub(crate) mod input;
 mod numbers;
 pub(crate) mod pack;
 pub(crate) mod refs;
+#[cfg(feature = "fast-input")]
 mod text_numbers;
 pub(crate) mod tool;
 pub(crate) mod trace;

@@ -10,7 +10,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::handler::{AsyncHandler, BlockingHandler};
-use super::input::{TextReader, ToolInput};
+#[cfg(feature = "fast-input")]
+use super::input::TextReader;
+use super::input::ToolInput;
 use crate::{
     EffectKind, Sandbox, SourceFile, ToolContext, ToolError, input_schema_for, output_schema_for,
 };
@@ -103,6 +105,7 @@ pub(crate) struct Handler {
     /// How it runs.
     pub(crate) run: Run,
     /// Reads its input type from JSON text, checked as it is read.
+    #[cfg(feature = "fast-input")]
     pub(crate) read_text: TextReader,
 }
 

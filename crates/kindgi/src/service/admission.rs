@@ -22,7 +22,6 @@
 //! What passes is an [`Admitted`] call: its body, and the slot, memory and
 //! in-flight count it holds until it is answered.
 
-use std::ops::Range;
 use std::sync::Arc;
 use std::task::Poll;
 
@@ -30,15 +29,13 @@ use bytes::Bytes;
 use hyper::body::Incoming;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::budget::{MemoryBudget, Reservation};
+use super::answer::{HttpResponse, draining, overloaded, tenant_mismatch};
+use super::budget::{MemoryBudget, Reservation, parsed_cost};
 use super::call_headers::CallHeaders;
 use super::config::{EnvCheck, ServiceConfig};
-use super::drain::InFlightGuard;
-use super::http::{HttpResponse, draining, overloaded, tenant_mismatch};
-use super::invoke::{LARGE_BODY_BYTES, off_worker_on};
+use super::drain::{Drain, InFlightGuard};
 use super::pack_http::{self, BODY_TIMEOUT, BodyError};
-use super::scan::scan;
-use super::state::ServiceState;
+use super::placement::Placement;
 use super::token::Token;
 
 /// Who may call and how many at once: the configuration's token, pinned
@@ -97,25 +94,20 @@ impl Admission {
             .is_none_or(|pinned| pinned == tenant_id)
     }
 
-    /// Whether invokes are refused for missing env.
-    fn blocked_by_env(&self) -> bool {
-        self.env_check == EnvCheck::Strict && !self.missing_env.is_empty()
+    /// Step 2, also `/readyz`'s answer: the first reason the service
+    /// can't take a call, as its 503.
+    pub(crate) fn not_serving(&self, drain: &Drain) -> Option<HttpResponse> {
+        if drain.is_draining() {
+            return Some(draining());
+        }
+        if self.env_check == EnvCheck::Strict && !self.missing_env.is_empty() {
+            return Some(pack_http::unavailable(&serde_json::json!({
+                "error": "missing env",
+                "missingEnv": self.missing_env,
+            })));
+        }
+        None
     }
-}
-
-/// Step 2, also `/readyz`'s answer: the first reason the service can't take
-/// a call, as its 503.
-pub(crate) fn not_serving(state: &ServiceState) -> Option<HttpResponse> {
-    if state.drain.is_draining() {
-        return Some(draining());
-    }
-    if state.admission.blocked_by_env() {
-        return Some(pack_http::unavailable(&serde_json::json!({
-            "error": "missing env",
-            "missingEnv": state.admission.missing_env,
-        })));
-    }
-    None
 }
 
 /// An invoke let in: its body, and what it holds until it is answered.
@@ -125,12 +117,8 @@ pub(crate) fn not_serving(state: &ServiceState) -> Option<HttpResponse> {
 pub(crate) struct Admitted {
     /// The request body, read whole.
     pub(crate) body: Bytes,
-    /// Whether the body is large: its parsing and checks run off the
-    /// worker (see [`off_worker`](super::invoke::off_worker)).
-    pub(crate) large: bool,
-    /// Where the body's top-level `"input"` value lies, when its scan
-    /// found it ([`super::scan`]).
-    pub(crate) input: Option<Range<usize>>,
+    /// Where the call's CPU-bound work runs, decided by its body's size.
+    pub(crate) placement: Placement,
     _slot: OwnedSemaphorePermit,
     _memory: Reservation,
     _in_flight: InFlightGuard,
@@ -144,19 +132,19 @@ pub(crate) struct Admitted {
 ///
 /// The refusal to answer with.
 pub(crate) async fn admit(
-    state: &ServiceState,
+    admission: &Admission,
+    drain: &Drain,
     headers: &CallHeaders<'_>,
     request_body: &mut Option<Incoming>,
 ) -> Result<Admitted, HttpResponse> {
-    let admission = &state.admission;
     if let Some(refused) = admission.refuse(headers) {
         return Err(refused);
     }
-    if let Some(refused) = not_serving(state) {
+    if let Some(refused) = admission.not_serving(drain) {
         return Err(refused);
     }
-    let in_flight = state.drain.enter();
-    if state.drain.is_draining() {
+    let in_flight = drain.enter();
+    if drain.is_draining() {
         return Err(draining());
     }
     if admission.capacity.available_permits() == 0 {
@@ -186,7 +174,7 @@ pub(crate) async fn admit(
                 read = tokio::time::timeout(BODY_TIMEOUT, reading) => read,
                 // The drain window closed before the body came: the call
                 // never ran.
-                () = state.drain.until_window_closed() => return Err(draining()),
+                () = drain.until_window_closed() => return Err(draining()),
             },
         }
     };
@@ -201,9 +189,10 @@ pub(crate) async fn admit(
 
     // What parsing will build, at most: past the budget, the call is
     // refused before it is parsed (it has not run).
-    let large = body.len() >= LARGE_BODY_BYTES;
-    let scanned = off_worker_on(large, &body, |text| scan(text)).await;
-    if !memory.grow(scanned.cost) {
+    let placement = Placement::for_body(body.len());
+    let text = body.clone();
+    let cost = placement.run(move || parsed_cost(&text)).await;
+    if !memory.grow(cost) {
         return Err(overloaded());
     }
     // The room seen before the body may be gone now: then this call is
@@ -213,8 +202,7 @@ pub(crate) async fn admit(
     };
     Ok(Admitted {
         body,
-        large,
-        input: scanned.input,
+        placement,
         _slot: slot,
         _memory: memory,
         _in_flight: in_flight,

@@ -18,9 +18,9 @@ use super::admission::Admission;
 use super::config::{EnvCheck, ServiceConfig};
 use super::drain::Drain;
 use super::env_filter;
-use super::invoke::MAX_BLOCKING_HANDLERS;
 use super::process_env;
 use super::state::{CheckRuntime, Invoker, Loaded, ServiceState, ToolRuntime};
+use super::tool::MAX_BLOCKING_HANDLERS;
 use crate::Pack;
 use crate::log::{Level, Logger, Record};
 
@@ -51,7 +51,13 @@ pub(super) fn boot(
         drain.window_closed(),
     );
     let admission = Admission::new(config, missing_env);
-    Ok(ServiceState::new(invoker, admission, drain, info_body))
+    Ok(ServiceState::new(
+        invoker,
+        admission,
+        drain,
+        info_body,
+        config.header_timeout,
+    ))
 }
 
 /// The index at `path`, and its hash (`/v1/info`'s `indexHash`).

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use kindgi_protocol::{CheckInvoke, ErrorCode, ErrorResponse, Response};
 use serde_json::Value;
 
-use super::invoke::{Answer, CallMeta, CallRecord, Called, off_worker, panic_error, plain_issue};
+use super::answer::Answer;
+use super::call::{CallMeta, CallRecord, Called, panic_error, plain_issue};
 use super::state::{CheckRuntime, Invoker};
 use crate::Cancellation;
 use crate::authoring::check::CheckOutcome;
@@ -21,7 +22,10 @@ pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallM
     // A check's `evaluate` is the pack's own synchronous code: over a large
     // trace it runs off the worker too.
     let check = state.checks.get(&invoke.check.id).map(Arc::clone);
-    let response = off_worker(meta.large, move || answer(check.as_deref(), invoke)).await;
+    let response = meta
+        .placement
+        .run(move || answer(check.as_deref(), invoke))
+        .await;
     record.finish(&response);
     Answer::Message(response)
 }

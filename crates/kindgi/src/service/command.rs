@@ -24,7 +24,7 @@ use tokio::net::{TcpListener, TcpSocket};
 use super::boot::{self, boot};
 use super::config::{ListenOn, ProcessEnv, parse_config};
 use super::connections::MAX_CONNECTIONS;
-use super::{budget, limits, process_env, server};
+use super::{limits, process_env, server};
 use crate::Pack;
 use crate::log::{Level, Logger, Record};
 
@@ -51,7 +51,7 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
     };
     process_env::remove_vars(["KINDGI_PACK_SERVICE_TOKEN"]);
     let open_files = limits::raise_open_files();
-    budget::return_large_blocks();
+    process_env::return_large_blocks();
     let state = match boot(&pack, &config, &logger) {
         Ok(state) => state,
         Err(problems) => {

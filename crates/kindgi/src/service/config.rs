@@ -4,6 +4,7 @@
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use kindgi_protocol::headers::is_header_token;
 
@@ -67,7 +68,13 @@ pub struct ServiceConfig {
     /// serve`, which boots before any thread starts: removing a variable
     /// while another thread may read the environment is unsound.
     pub(crate) env_filter: bool,
+    /// How long a client may take to send a request's head.
+    pub(crate) header_timeout: Duration,
 }
+
+/// How long a client may take to send a request's head, by default: from
+/// the connection's opening, or from the last answer written on it.
+pub(crate) const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl ServiceConfig {
     /// Serves the pack index at `index` (written by `<pack> index`),
@@ -86,6 +93,7 @@ impl ServiceConfig {
             env_check: EnvCheck::Strict,
             tenant_id: None,
             env_filter: false,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
         }
     }
 
@@ -114,6 +122,15 @@ impl ServiceConfig {
     /// (`KINDGI_PACK_ENV_CHECK`).
     pub fn env_check(mut self, check: EnvCheck) -> Self {
         self.env_check = check;
+        self
+    }
+
+    /// How long a client may take to send a request's head — from the
+    /// connection's opening, or from the last answer written on it —
+    /// before the connection is closed (default 30 s;
+    /// `KINDGI_PACK_SERVICE_HEADER_TIMEOUT_MS`).
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
         self
     }
 
@@ -271,6 +288,22 @@ pub(crate) fn parse_config(
         },
     };
 
+    let header_timeout = match env.get("KINDGI_PACK_SERVICE_HEADER_TIMEOUT_MS") {
+        None => DEFAULT_HEADER_TIMEOUT,
+        Some(raw) => match raw.trim().parse::<u64>() {
+            Ok(ms) if ms > 0 && raw.trim().bytes().all(|b| b.is_ascii_digit()) => {
+                Duration::from_millis(ms)
+            }
+            _ => {
+                problems.push(
+                    "KINDGI_PACK_SERVICE_HEADER_TIMEOUT_MS must be a positive integer (ms)"
+                        .to_owned(),
+                );
+                DEFAULT_HEADER_TIMEOUT
+            }
+        },
+    };
+
     let env_check = match env.get("KINDGI_PACK_ENV_CHECK").as_deref() {
         None | Some("strict") => EnvCheck::Strict,
         Some("warn") => EnvCheck::Warn,
@@ -316,6 +349,7 @@ pub(crate) fn parse_config(
                 env_check,
                 tenant_id,
                 env_filter,
+                header_timeout,
             },
             ListenOn { host, port },
         )),
@@ -347,6 +381,7 @@ mod tests {
         assert_eq!(config.module_root, PathBuf::from("/app"));
         assert_eq!(config.env_check, EnvCheck::Strict);
         assert!(config.env_filter);
+        assert_eq!(config.header_timeout, DEFAULT_HEADER_TIMEOUT);
         assert_eq!(config.tenant_id, None);
         assert_eq!(listen.host, None);
     }
@@ -358,6 +393,7 @@ mod tests {
             ("PORT", "http"),
             ("KINDGI_PACK_SERVICE_MAX_CONCURRENCY", "0"),
             ("KINDGI_PACK_SERVICE_BODY_MEMORY_MIB", "-5"),
+            ("KINDGI_PACK_SERVICE_HEADER_TIMEOUT_MS", "soon"),
             ("KINDGI_PACK_ENV_CHECK", "loose"),
             ("KINDGI_PACK_ENV_FILTER", "maybe"),
             ("KINDGI_PACK_TENANT_ID", ""),
@@ -371,6 +407,7 @@ mod tests {
                 "PORT must be a port number, got \"http\"",
                 "KINDGI_PACK_SERVICE_MAX_CONCURRENCY must be a positive integer",
                 "KINDGI_PACK_SERVICE_BODY_MEMORY_MIB must be a positive integer (MiB)",
+                "KINDGI_PACK_SERVICE_HEADER_TIMEOUT_MS must be a positive integer (ms)",
                 "KINDGI_PACK_ENV_CHECK must be `strict` or `warn`, not \"loose\"",
                 "KINDGI_PACK_ENV_FILTER must be `on` or `off`, not \"maybe\"",
                 "KINDGI_PACK_TENANT_ID must be a tenant id (printable ASCII without spaces), got \"\"",

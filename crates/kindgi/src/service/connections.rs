@@ -10,14 +10,14 @@ use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
-use super::head_watch::{HEADER_TIMEOUT, HeadWatch, Watched};
-use super::http;
+use super::routes;
 use super::state::ServiceState;
+
 /// The most connections served at once. Past it, a new connection takes the
 /// slot of the oldest one that has not completed its first request head
 /// (silent, or trickling it: the slowest, as it has had the longest), or,
@@ -94,17 +94,20 @@ impl Connections {
         let silent = Arc::clone(&self.silent);
         let watcher = self.graceful.watcher();
         let (id, mut closed) = silent.enter();
-        let watch = Arc::new(HeadWatch::new(tokio::time::Instant::now()));
+        // A request head is due `header_timeout` after the connection
+        // opened (this timer, for the first) or after its last answer was
+        // written (hyper's own header read timeout, for every next one).
+        let header_timeout = state.header_timeout;
+        let first_head_due = tokio::time::Instant::now() + header_timeout;
         tokio::spawn(async move {
             // Until its first byte, the connection may be closed to make
-            // room for a new one (or at exit), and is closed at the header
-            // timeout as hyper would. (A peek, not `readable()`, which may
-            // report a fresh socket readable before any byte came.)
+            // room for a new one (or at exit). (A peek, not `readable()`,
+            // which may report a fresh socket readable before any byte
+            // came.)
             let mut first = [0u8; 1];
             let heard = tokio::select! {
-                peeked = tokio::time::timeout(HEADER_TIMEOUT, stream.peek(&mut first)) => {
-                    matches!(peeked, Ok(Ok(n)) if n > 0)
-                }
+                peeked = stream.peek(&mut first) => matches!(peeked, Ok(n) if n > 0),
+                () = tokio::time::sleep_until(first_head_due) => false,
                 _ = &mut closed => false,
             };
             if heard {
@@ -114,35 +117,33 @@ impl Connections {
                 silent.heard(id);
                 let listed = AtomicBool::new(true);
                 let head_done = Arc::clone(&silent);
-                let answers = Arc::clone(&watch);
                 let service = service_fn(move |request| {
                     if listed.swap(false, Ordering::Relaxed) {
                         head_done.leave(id);
                     }
-                    answers.request_began();
-                    let answered = Arc::clone(&answers);
-                    let answer = http::answer_guarded(Arc::clone(&state), request);
-                    async move {
-                        let (answer, ended) = answer.await;
-                        answered.answer_made(ended);
-                        Ok::<_, Infallible>(answer)
-                    }
+                    let answer = routes::answer_guarded(Arc::clone(&state), request);
+                    async move { Ok::<_, Infallible>(answer.await) }
                 });
-                // The wait for the first byte counts: the first head is due
-                // HEADER_TIMEOUT after the connection opened, each next one
-                // HEADER_TIMEOUT after the answer before.
-                let socket = Watched::new(stream, Arc::clone(&watch));
-                let connection =
-                    http1::Builder::new().serve_connection(TokioIo::new(socket), service);
+                let connection = http1::Builder::new()
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(header_timeout)
+                    .serve_connection(TokioIo::new(stream), service);
                 let watched = watcher.watch(connection);
-                // Once its head is in, leaving the list drops the sender:
-                // an error, not a close, which the pattern skips. A late
-                // head closes the connection: dropped, as hyper's own
-                // header timeout would.
+                // Closed to make room, or its first head late. Once that
+                // head is in, leaving the list drops the sender: an error,
+                // which leaves the connection to hyper from then on.
+                let first_head = async {
+                    tokio::select! {
+                        closing = &mut closed => match closing {
+                            Ok(()) => {}
+                            Err(_) => std::future::pending().await,
+                        },
+                        () = tokio::time::sleep_until(first_head_due) => {}
+                    }
+                };
                 tokio::select! {
                     _ = watched => {}
-                    Ok(()) = &mut closed => {}
-                    () = watch.late_on_own_task() => {}
+                    () = first_head => {}
                 }
             }
             silent.leave(id);

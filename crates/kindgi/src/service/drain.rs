@@ -25,14 +25,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
 
-use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
 use tokio::time::Instant;
 use tokio_util::sync::{CancellationToken, WaitForCancellationFuture};
 
-use super::connections::Connections;
-use super::state::ServiceState;
-use crate::log::{Level, Record};
+use crate::log::{Level, Logger, Record};
 
 /// How long the drain waits for the calls in flight.
 const DRAIN_WINDOW: Duration = Duration::from_secs(8);
@@ -51,9 +48,9 @@ const CANCEL_WINDOW: Duration = Duration::from_millis(150);
 /// listener closed may be slow to send on a busy machine (250 ms, as it
 /// was, left one such caller in a few thousand drains with its request
 /// unread and its connection reset).
-const SETTLE_WINDOW: Duration = Duration::from_secs(1);
+pub(super) const SETTLE_WINDOW: Duration = Duration::from_secs(1);
 /// How long, after the drain, connections get to write their last answers.
-const CLOSE_WINDOW: Duration = Duration::from_secs(1);
+pub(super) const CLOSE_WINDOW: Duration = Duration::from_secs(1);
 
 /// What the calls and the drain share: the draining flag, the count of
 /// calls in flight, and the token fired when the drain window closes.
@@ -107,9 +104,9 @@ pub(super) struct Stopping {
 
 impl Stopping {
     /// Begins the drain: sets the flag and logs `draining`.
-    pub(super) fn begin(state: &ServiceState) -> Self {
-        state.drain.draining.store(true, Ordering::SeqCst);
-        state.invoker.logger.log(Record::lifecycle(
+    pub(super) fn begin(drain: &Drain, logger: &Logger) -> Self {
+        drain.draining.store(true, Ordering::SeqCst);
+        logger.log(Record::lifecycle(
             Level::Info,
             "draining",
             "Draining: finishing the calls in flight",
@@ -122,7 +119,7 @@ impl Stopping {
     }
 
     /// `most`, or less: what is left before `stopped` is due.
-    fn left(&self, most: Duration) -> Duration {
+    pub(super) fn left(&self, most: Duration) -> Duration {
         most.min(self.stopped_by.saturating_duration_since(Instant::now()))
     }
 }
@@ -151,62 +148,6 @@ pub(super) async fn cut_short(drain: &Drain) {
     drain.window_closed.cancel();
     let answered = drain.in_flight.wait_idle();
     let _ = tokio::time::timeout(CANCEL_WINDOW, answered).await;
-}
-
-/// After the drain window: the backlog, then the connections' last
-/// answers (steps 4 and 5 of the module's list).
-pub(super) async fn finish(
-    listener: TcpListener,
-    arrived: Option<TcpStream>,
-    connections: Connections,
-    state: &Arc<ServiceState>,
-    stopping: &Stopping,
-) {
-    take_backlog(listener, arrived, &connections, state, stopping).await;
-    // Connections taken while draining close after their one answer: give
-    // them a moment to read their request and answer it, so that none is
-    // closed with its request unread.
-    connections.settle(stopping.left(SETTLE_WINDOW)).await;
-    // Connections that still have not sent a byte just close; every answer
-    // is written before the process goes: connections finish the request
-    // they are on, idle ones close.
-    connections.close(stopping.left(CLOSE_WINDOW)).await;
-}
-
-/// Serves the connection taken but not yet served and those still waiting
-/// in the backlog (they get 503 `draining` and close), then stops
-/// listening, so that a connection made after this is refused instead of
-/// being reset after it sent its request. The listener leaves the reactor
-/// first, so that every accept asks the kernel rather than trusting a
-/// readiness the reactor may not have seen yet.
-async fn take_backlog(
-    listener: TcpListener,
-    arrived: Option<TcpStream>,
-    connections: &Connections,
-    state: &Arc<ServiceState>,
-    stopping: &Stopping,
-) {
-    let listener = listener.into_std().ok();
-    // Non-blocking (as tokio left it): an empty backlog ends the loop.
-    let accept_now = || {
-        let (stream, _) = listener.as_ref()?.accept().ok()?;
-        stream
-            .set_nonblocking(true)
-            .and_then(|()| TcpStream::from_std(stream))
-            .ok()
-    };
-    let mut next = arrived;
-    for _ in 0..=connections.cap() {
-        let Some(stream) = next.take().or_else(accept_now) else {
-            break;
-        };
-        let slot = tokio::time::timeout(stopping.left(SETTLE_WINDOW), connections.slot()).await;
-        let Ok(Some(slot)) = slot else {
-            break;
-        };
-        connections.serve(stream, slot, state);
-    }
-    // The listener closes here.
 }
 
 /// Counts the calls in flight; the drain waits for zero.

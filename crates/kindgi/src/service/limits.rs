@@ -7,27 +7,13 @@ use super::connections::MAX_CONNECTIONS;
 /// connections.
 const KEPT_BACK: u64 = 64;
 
-/// The open-files limit in force (soft and hard), or `None` where it
-/// can't be read.
-#[cfg(unix)]
-#[allow(unsafe_code)]
-fn limit() -> Option<libc::rlimit> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a valid, writable `rlimit` for the call to fill.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return None;
-    }
-    Some(limit)
-}
-
 /// The soft open-files limit, as it is: what [`crate::serve`] fits its
 /// connections in when it runs in a process it doesn't own.
 #[cfg(unix)]
 pub(crate) fn open_files() -> Option<u64> {
-    limit().map(|limit| limit.rlim_cur)
+    rlimit::getrlimit(rlimit::Resource::NOFILE)
+        .ok()
+        .map(|(soft, _)| soft)
 }
 
 /// Raises the soft open-files limit to the hard one (at most 2^20, Linux's
@@ -35,23 +21,14 @@ pub(crate) fn open_files() -> Option<u64> {
 /// the soft limit in force after, or `None` where it can't be read. A
 /// change to the whole process: `<pack> serve` makes it, at boot.
 #[cfg(unix)]
-#[allow(unsafe_code)]
 pub(crate) fn raise_open_files() -> Option<u64> {
-    let mut limit = limit()?;
-    let want = limit.rlim_max.min(1 << 20);
-    if limit.rlim_cur < want {
-        let raised = libc::rlimit {
-            rlim_cur: want,
-            rlim_max: limit.rlim_max,
-        };
-        // SAFETY: `raised` is a valid `rlimit` that the call only reads; a
-        // soft limit at most the hard one is always allowed (on failure the
-        // limit stays as it was).
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            limit.rlim_cur = want;
-        }
+    use rlimit::Resource;
+    let (soft, hard) = rlimit::getrlimit(Resource::NOFILE).ok()?;
+    let want = hard.min(1 << 20);
+    if soft < want && rlimit::setrlimit(Resource::NOFILE, want, hard).is_ok() {
+        return Some(want);
     }
-    Some(limit.rlim_cur)
+    Some(soft)
 }
 
 /// Elsewhere the limit is not known.

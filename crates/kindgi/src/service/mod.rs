@@ -1,48 +1,49 @@
 //! The pack service: it runs the pack's code for a Kindgi runtime over pack
 //! protocol v2, as `<pack> serve` ([`command`]) or through [`serve`].
 //!
-//! The path of a call, module by module:
+//! The path of a call, module by module, each entered once and in this
+//! order:
 //!
-//! - [`server`] accepts connections; [`connections`] gives each a slot
-//!   (at most 4096, fewer under a low open-files limit: [`limits`]) and
-//!   closes the slowest silent one to make room;
-//! - [`http`] routes the request (404, 405) and, for an invoke, hands it to
-//!   [`admission`]: token, tenant, draining, missing env, the concurrency
-//!   cap, content type, then the body within its size limit, time and
-//!   memory budget ([`budget`]);
-//! - [`http`] parses the admitted body and runs it: a tool call in
-//!   [`invoke`] (input defaults and validation, the handler under its
-//!   deadline and cancellation, output validation), a check call in
-//!   [`check`]; every call logs its `call` record;
-//! - [`drain`] stops the service without dropping a call.
+//! 1. connection — [`server`] accepts connections; [`connections`] gives
+//!    each a slot (at most 4096, fewer under a low open-files limit:
+//!    [`limits`]), closes the slowest silent one to make room, and serves
+//!    it with hyper, whose header read timeout closes a late head;
+//! 2. [`routes`] — health, readiness, info, 404 and 405; an invoke goes on;
+//! 3. [`admission`] — token, tenant, draining, missing env, the
+//!    concurrency cap, content type, then the body within its size limit,
+//!    time and memory budget ([`budget`]); where its work runs is decided
+//!    here, once ([`placement`]);
+//! 4. [`decode`] — the one seam from bytes to a call;
+//! 5. [`tool`] or [`check`] — the call run, its `call` record logged
+//!    ([`call`]);
+//! 6. [`answer`] — the HTTP answer.
 //!
-//! Before any of it, [`boot`] reads the index and readies every tool and
-//! check; [`config`] is what it was told, [`token`] the secret callers
-//! send.
+//! [`drain`] is what the calls and the stopping server share. Before any
+//! of it, [`boot`] reads the index and readies every tool and check;
+//! [`config`] is what it was told, [`token`] the secret callers send.
 
 mod admission;
+mod answer;
 mod boot;
 mod budget;
+pub(crate) mod call;
 mod call_headers;
 pub(crate) mod check;
 mod command;
 mod config;
 mod connections;
+pub(crate) mod decode;
 mod drain;
 mod env_filter;
-mod first_poll;
-mod head_watch;
-mod http;
-pub(crate) mod invoke;
-mod lanes;
 mod limits;
 pub mod pack_http;
+pub(crate) mod placement;
 mod process_env;
-mod read;
-mod scan;
+mod routes;
 mod server;
 pub(crate) mod state;
 mod token;
+pub(crate) mod tool;
 mod traceparent;
 
 use std::fmt;

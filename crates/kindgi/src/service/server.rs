@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::net::{TcpListener, TcpStream};
 
 use super::connections::{Connections, MAX_CONNECTIONS};
-use super::drain::{self, Stopping, WindowEnd};
+use super::drain::{self, CLOSE_WINDOW, SETTLE_WINDOW, Stopping, WindowEnd};
 use super::limits;
 use super::state::ServiceState;
 use crate::log::{Level, Record};
@@ -60,13 +60,13 @@ pub(super) async fn run(
 
     // Draining: still accepting (new invokes get 503 `draining`) while the
     // calls in flight finish.
-    let stopping = Stopping::begin(&state);
+    let stopping = Stopping::begin(&state.drain, logger);
     let window = drain::window(&state.drain, &stopping);
     let ended = accept_until(&listener, &connections, &state, &mut arrived, window).await;
     if ended == WindowEnd::Closed {
         drain::cut_short(&state.drain).await;
     }
-    drain::finish(listener, arrived, connections, &state, &stopping).await;
+    finish(listener, arrived, connections, &state, &stopping).await;
 
     logger.log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
     // `stopped` is the last record: what a handler still running logs from
@@ -100,4 +100,60 @@ async fn accept_until<T>(
             }
         }
     }
+}
+
+/// After the drain window: the backlog, then the connections' last
+/// answers (steps 4 and 5 of the module's list).
+async fn finish(
+    listener: TcpListener,
+    arrived: Option<TcpStream>,
+    connections: Connections,
+    state: &Arc<ServiceState>,
+    stopping: &Stopping,
+) {
+    take_backlog(listener, arrived, &connections, state, stopping).await;
+    // Connections taken while draining close after their one answer: give
+    // them a moment to read their request and answer it, so that none is
+    // closed with its request unread.
+    connections.settle(stopping.left(SETTLE_WINDOW)).await;
+    // Connections that still have not sent a byte just close; every answer
+    // is written before the process goes: connections finish the request
+    // they are on, idle ones close.
+    connections.close(stopping.left(CLOSE_WINDOW)).await;
+}
+
+/// Serves the connection taken but not yet served and those still waiting
+/// in the backlog (they get 503 `draining` and close), then stops
+/// listening, so that a connection made after this is refused instead of
+/// being reset after it sent its request. The listener leaves the reactor
+/// first, so that every accept asks the kernel rather than trusting a
+/// readiness the reactor may not have seen yet.
+async fn take_backlog(
+    listener: TcpListener,
+    arrived: Option<TcpStream>,
+    connections: &Connections,
+    state: &Arc<ServiceState>,
+    stopping: &Stopping,
+) {
+    let listener = listener.into_std().ok();
+    // Non-blocking (as tokio left it): an empty backlog ends the loop.
+    let accept_now = || {
+        let (stream, _) = listener.as_ref()?.accept().ok()?;
+        stream
+            .set_nonblocking(true)
+            .and_then(|()| TcpStream::from_std(stream))
+            .ok()
+    };
+    let mut next = arrived;
+    for _ in 0..=connections.cap() {
+        let Some(stream) = next.take().or_else(accept_now) else {
+            break;
+        };
+        let slot = tokio::time::timeout(stopping.left(SETTLE_WINDOW), connections.slot()).await;
+        let Ok(Some(slot)) = slot else {
+            break;
+        };
+        connections.serve(stream, slot, state);
+    }
+    // The listener closes here.
 }

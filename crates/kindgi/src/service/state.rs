@@ -5,6 +5,7 @@
 //! configuration: nothing is patched in afterwards.
 
 use std::sync::{Arc, OnceLock};
+use std::time::Duration;
 
 use bytes::Bytes;
 use foldhash::HashMap;
@@ -44,7 +45,7 @@ pub(crate) struct Invoker {
     /// The pack as its `call` records name it.
     pub(crate) call_pack: CallPack,
     /// Slots of blocking handlers running, their calls ended or not
-    /// ([`super::invoke::MAX_BLOCKING_HANDLERS`]).
+    /// ([`super::tool::MAX_BLOCKING_HANDLERS`]).
     pub(crate) blocking: Arc<Semaphore>,
     /// Fired when the service's drain window closes: running calls end
     /// `cancelled` (reason `shutdown`). Never fired in memory.
@@ -99,96 +100,32 @@ pub(crate) struct ServiceState {
     pub(crate) drain: Drain,
     /// The `/v1/info` body, made once.
     pub(crate) info_body: Bytes,
-    /// The headers of every message answer, made once: `content-type`,
-    /// `kindgi-duration-ms` (its value set per call) and
-    /// `kindgi-artifact-version` (unless the version can't be a header
-    /// value). A call clones them rather than hashing each name again.
-    pub(crate) answer_headers: http::HeaderMap,
+    /// Every message answer's `kindgi-artifact-version`: `None` when the
+    /// version can't be a header value.
+    pub(crate) artifact_version: Option<http::HeaderValue>,
+    /// How long a client may take to send a request's head.
+    pub(crate) header_timeout: Duration,
 }
 
 impl ServiceState {
     /// The service of `invoker`, admitting calls by `admission` and
     /// stopping by `drain` (whose window-closed token `invoker` holds),
-    /// answering `/v1/info` with `info_body`.
+    /// answering `/v1/info` with `info_body`, giving clients
+    /// `header_timeout` for a request's head.
     pub(crate) fn new(
         invoker: Invoker,
         admission: Admission,
         drain: Drain,
         info_body: Bytes,
+        header_timeout: Duration,
     ) -> Self {
         Self {
-            answer_headers: answer_headers(&invoker.index.artifact_version),
+            artifact_version: http::HeaderValue::from_str(&invoker.index.artifact_version).ok(),
             invoker,
             admission,
             drain,
             info_body,
+            header_timeout,
         }
-    }
-}
-
-/// [`ServiceState::answer_headers`] for `artifact_version`.
-fn answer_headers(artifact_version: &str) -> http::HeaderMap {
-    use http::HeaderValue;
-    use http::header::{CONTENT_TYPE, HeaderName};
-    use kindgi_protocol::headers::{ARTIFACT_VERSION, DURATION_MS};
-    // Room to replace the duration without growing: a map of three grows at
-    // its next insert, even of a key it holds.
-    let mut answer = http::HeaderMap::with_capacity(6);
-    answer.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-    answer.insert(
-        HeaderName::from_static(DURATION_MS),
-        HeaderValue::from_static("0"),
-    );
-    if let Ok(version) = HeaderValue::from_str(artifact_version) {
-        answer.insert(HeaderName::from_static(ARTIFACT_VERSION), version);
-    }
-    answer
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn names_and_values(map: &http::HeaderMap) -> Vec<(String, String)> {
-        map.iter()
-            .map(|(name, value)| {
-                let value = value.to_str().expect("visible ASCII").to_owned();
-                (name.as_str().to_owned(), value)
-            })
-            .collect()
-    }
-
-    #[test]
-    fn an_answer_has_its_type_duration_and_version_in_that_order() {
-        let mut answer = answer_headers("20260101.1");
-        let capacity = answer.capacity();
-        answer.insert(
-            http::HeaderName::from_static("kindgi-duration-ms"),
-            http::HeaderValue::from_static("7"),
-        );
-        assert_eq!(
-            names_and_values(&answer),
-            [
-                ("content-type", "application/json"),
-                ("kindgi-duration-ms", "7"),
-                ("kindgi-artifact-version", "20260101.1"),
-            ]
-            .map(|(name, value)| (name.to_owned(), value.to_owned()))
-        );
-        // Setting the duration doesn't grow the map a call clones.
-        assert_eq!(answer.capacity(), capacity);
-    }
-
-    #[test]
-    fn a_version_that_cannot_be_a_header_value_is_left_out() {
-        let answer = answer_headers("1\n2");
-        assert_eq!(
-            names_and_values(&answer),
-            [
-                ("content-type", "application/json"),
-                ("kindgi-duration-ms", "0"),
-            ]
-            .map(|(name, value)| (name.to_owned(), value.to_owned()))
-        );
     }
 }
