@@ -9,7 +9,7 @@ use serde::de::DeserializeOwned;
 
 use super::input::ToolInput;
 #[cfg(feature = "fast-input")]
-use super::input::read_passing;
+use super::text_input::read_passing;
 use super::tool::{AsyncFn, BlockingFn, Handler, Outcome, Run, ToolOutput, finish};
 use crate::{ToolContext, ToolError};
 

@@ -9,6 +9,8 @@ mod numbers;
 pub(crate) mod pack;
 pub(crate) mod refs;
 #[cfg(feature = "fast-input")]
+pub(crate) mod text_input;
+#[cfg(feature = "fast-input")]
 mod text_numbers;
 pub(crate) mod tool;
 pub(crate) mod trace;

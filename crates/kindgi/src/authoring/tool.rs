@@ -10,9 +10,9 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::handler::{AsyncHandler, BlockingHandler};
-#[cfg(feature = "fast-input")]
-use super::input::TextReader;
 use super::input::ToolInput;
+#[cfg(feature = "fast-input")]
+use super::text_input::TextReader;
 use crate::{
     EffectKind, Sandbox, SourceFile, ToolContext, ToolError, input_schema_for, output_schema_for,
 };

@@ -190,8 +190,7 @@ pub(crate) async fn admit(
     // What parsing will build, at most: past the budget, the call is
     // refused before it is parsed (it has not run).
     let placement = Placement::for_body(body.len());
-    let text = body.clone();
-    let cost = placement.run(move || parsed_cost(&text)).await;
+    let cost = placement.run_on(&body, |text| parsed_cost(text)).await;
     if !memory.grow(cost) {
         return Err(overloaded());
     }

@@ -75,9 +75,18 @@ pub(crate) fn call_answer(
     }
 }
 
+/// The whole body of `response` (for tests).
+#[cfg(test)]
+pub(crate) async fn body_bytes(response: HttpResponse) -> Bytes {
+    use http_body_util::BodyExt as _;
+    match response.into_body().collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(never) => match never {},
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use http_body_util::BodyExt as _;
     use kindgi_protocol::{ErrorCode, ErrorResponse};
     use serde_json::json;
 
@@ -94,12 +103,7 @@ mod tests {
             .collect()
     }
 
-    async fn body(response: HttpResponse) -> Bytes {
-        match response.into_body().collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(never) => match never {},
-        }
-    }
+    use super::body_bytes as body;
 
     #[tokio::test]
     async fn a_message_has_its_type_duration_and_version() {

@@ -56,6 +56,28 @@ impl Placement {
     }
 }
 
+impl Placement {
+    /// [`Placement::run`] for work on `data`, which is cloned only when the
+    /// work leaves this thread.
+    pub(crate) async fn run_on<D, R>(
+        self,
+        data: &D,
+        work: impl FnOnce(&D) -> R + Send + 'static,
+    ) -> R
+    where
+        D: Clone + Send + 'static,
+        R: Send + 'static,
+    {
+        match self {
+            Placement::InPlace => work(data),
+            Placement::OffWorker => {
+                let data = data.clone();
+                self.run(move || work(&data)).await
+            }
+        }
+    }
+}
+
 /// Whether this thread runs on a multi-thread tokio runtime.
 fn multi_thread() -> bool {
     use tokio::runtime::{Handle, RuntimeFlavor};
@@ -80,6 +102,11 @@ mod tests {
         assert_ne!(ran_on, worker);
         let ran_on = Placement::InPlace.run(|| std::thread::current().id()).await;
         assert_eq!(ran_on, worker);
+        let ran_on = placement
+            .run_on(&7, |n| (*n, std::thread::current().id()))
+            .await;
+        assert_eq!(ran_on.0, 7);
+        assert_ne!(ran_on.1, worker);
     }
 
     #[tokio::test(flavor = "current_thread")]

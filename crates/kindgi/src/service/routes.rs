@@ -185,16 +185,10 @@ async fn invoke(
 mod tests {
     use bytes::Bytes;
     use http::header::CONTENT_TYPE;
-    use http_body_util::BodyExt as _;
 
     use super::*;
 
-    async fn body(response: HttpResponse) -> Bytes {
-        match response.into_body().collect().await {
-            Ok(collected) => collected.to_bytes(),
-            Err(never) => match never {},
-        }
-    }
+    use crate::service::answer::body_bytes as body;
 
     #[tokio::test]
     async fn a_panic_in_the_service_is_a_500() {

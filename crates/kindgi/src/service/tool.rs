@@ -35,40 +35,38 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 
 /// Runs a tool call, logging its `call` record.
 pub(crate) async fn run_tool(state: &Invoker, invoke: ToolCall, meta: &CallMeta) -> Answer {
-    {
-        let cancellation = Cancellation::new();
-        let Some(tool) = state.tools.get(&invoke.tool.id) else {
-            // The one tool call without a context: its ids are copied.
-            let ids = call_ids(&invoke.tool.id, &invoke.ctx, &meta.transport).owned();
-            let called = Called::UnknownTool(Box::new((invoke.tool.id.clone(), ids)));
-            let mut record = CallRecord::new(state, called, meta, cancellation);
-            let response = not_in_pack(&invoke.tool.id);
-            record.finish(&response);
-            return Answer::Message(response);
-        };
-        if tool.handler.is_blocking() {
-            match Arc::clone(&state.blocking).try_acquire_owned() {
-                Ok(slot) => {
-                    *meta
-                        .blocking_slot
-                        .lock()
-                        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(slot);
-                }
-                Err(_) => return Answer::Overloaded,
-            }
-        }
-        let ToolCall {
-            tool: ToolRef { id, version },
-            input,
-            ctx,
-        } = invoke;
-        let ctx = context_for(state, tool, id, ctx, meta, cancellation.clone());
-        let called = Called::Tool(ctx.clone());
-        let mut record = CallRecord::new(state, called, meta, cancellation.clone());
-        let response = answer_tool(state, tool, version, input, ctx, meta, &cancellation).await;
+    let cancellation = Cancellation::new();
+    let Some(tool) = state.tools.get(&invoke.tool.id) else {
+        // The one tool call without a context: its ids are copied.
+        let ids = call_ids(&invoke.tool.id, &invoke.ctx, &meta.transport).owned();
+        let called = Called::UnknownTool(Box::new((invoke.tool.id.clone(), ids)));
+        let mut record = CallRecord::new(state, called, meta, cancellation);
+        let response = not_in_pack(&invoke.tool.id);
         record.finish(&response);
-        Answer::Message(response)
+        return Answer::Message(response);
+    };
+    if tool.handler.is_blocking() {
+        match Arc::clone(&state.blocking).try_acquire_owned() {
+            Ok(slot) => {
+                *meta
+                    .blocking_slot
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(slot);
+            }
+            Err(_) => return Answer::Overloaded,
+        }
     }
+    let ToolCall {
+        tool: ToolRef { id, version },
+        input,
+        ctx,
+    } = invoke;
+    let ctx = context_for(state, tool, id, ctx, meta, cancellation.clone());
+    let called = Called::Tool(ctx.clone());
+    let mut record = CallRecord::new(state, called, meta, cancellation.clone());
+    let response = answer_tool(state, tool, version, input, ctx, meta, &cancellation).await;
+    record.finish(&response);
+    Answer::Message(response)
 }
 
 /// A tool call's answer, without its `call` record: what
@@ -79,14 +77,12 @@ pub(crate) async fn tool_response(
     meta: &CallMeta,
     cancellation: Cancellation,
 ) -> Response {
-    {
-        let Some(tool) = state.tools.get(&invoke.tool.id) else {
-            return not_in_pack(&invoke.tool.id);
-        };
-        let ToolRef { id, version } = invoke.tool;
-        let ctx = context_for(state, tool, id, invoke.ctx, meta, cancellation.clone());
-        answer_tool(state, tool, version, invoke.input, ctx, meta, &cancellation).await
-    }
+    let Some(tool) = state.tools.get(&invoke.tool.id) else {
+        return not_in_pack(&invoke.tool.id);
+    };
+    let ToolRef { id, version } = invoke.tool;
+    let ctx = context_for(state, tool, id, invoke.ctx, meta, cancellation.clone());
+    answer_tool(state, tool, version, invoke.input, ctx, meta, &cancellation).await
 }
 
 /// `tool-not-in-pack` for tool `id`.

@@ -3,7 +3,7 @@
 //! borrow), the rest read as [`parse_request_value`] reads a message, and
 //! the input read from its text straight into the handler's type, every
 //! value checked against the tool's input schema as it is read (the
-//! handler's [`TextReader`](crate::authoring::input::TextReader)). No tree
+//! handler's [`TextReader`](crate::authoring::text_input::TextReader)). No tree
 //! of a valid input is built, and its text is parsed once.
 //!
 //! An input that reader refuses with one error is answered from its text
@@ -23,7 +23,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Input, ToolCall};
-use crate::authoring::input::Refused;
+use crate::authoring::text_input::Refused;
 use crate::service::state::{Invoker, ToolRuntime};
 
 /// `body` as a tool invoke with its input read by the tool's reader, or

@@ -1,0 +1,165 @@
+//! The reader of a handler's input type from JSON text (feature
+//! `fast-input`): one pass, every value checked against the tool's input
+//! schema as it is read, no tree of the input built. What it can't settle
+//! goes to the plain path (see `service::decode`).
+
+use std::any::Any;
+
+use kindgi_validate::Validator;
+use serde::de::DeserializeOwned;
+
+use super::text_numbers::from_text_passing;
+
+/// Reads a handler's input type from JSON text in one pass, every value
+/// checked against the tool's input schema as it is read (see
+/// [`read_passing`]). An error says "take the full path": parse the tree,
+/// fill it, validate it.
+pub(crate) type TextReader = fn(&str, &Validator) -> Result<Box<dyn Any + Send>, Refused>;
+
+/// Why a [`TextReader`] left an input to the full path.
+#[derive(Debug)]
+pub(crate) enum Refused {
+    /// An object misses properties with a `default`, no more: filled in,
+    /// the input may well be valid.
+    ToFill,
+    /// Anything else: most likely invalid. The read's error, which says
+    /// where it stopped ([`Validator::issues_from_refused_text`]).
+    Other(serde_json::Error),
+}
+
+/// The [`TextReader`] of input type `T`.
+pub(crate) fn read_passing<T: DeserializeOwned + Send + 'static>(
+    text: &str,
+    validator: &Validator,
+) -> Result<Box<dyn Any + Send>, Refused> {
+    match from_text_passing::<T>(text, validator) {
+        Ok(value) => Ok(Box::new(value)),
+        Err(error) if Validator::refused_for_a_default(&error) => Err(Refused::ToFill),
+        Err(error) => Err(Refused::Other(error)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde::Deserialize;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::authoring::input::ToolInput;
+
+    #[derive(Debug, Deserialize, PartialEq)]
+    struct Order {
+        count: u32,
+        note: Option<String>,
+    }
+
+    fn validator(schema: Value) -> Validator {
+        Validator::new(&schema).expect("a schema")
+    }
+
+    /// `Order`'s schema, with no other property allowed.
+    fn order_schema() -> Validator {
+        validator(json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "minimum": 0},
+                "note": {"type": "string"}
+            },
+            "required": ["count"],
+            "additionalProperties": false
+        }))
+    }
+
+    #[test]
+    fn text_and_tree_read_alike() {
+        let text = r#"{"count": 3, "note": "hi"}"#;
+        let read = read_passing::<Order>(text, &order_schema()).expect("passes");
+        let expected = Order {
+            count: 3,
+            note: Some("hi".into()),
+        };
+        assert_eq!(
+            ToolInput::Read(read).read::<Order>().expect("read"),
+            expected
+        );
+        let tree = ToolInput::Tree(serde_json::from_str(text).expect("JSON"));
+        assert_eq!(tree.read::<Order>().expect("read"), expected);
+    }
+
+    #[test]
+    fn a_text_its_schema_refuses_is_not_read() {
+        for text in [
+            r#"{"count": -1}"#,
+            r#"{"note": "hi"}"#,
+            // `Order` would skip it; the schema refuses it.
+            r#"{"count": 3, "extra": 1}"#,
+            r#"{"count": 3} 4"#,
+            r#"{"count": 3"#,
+        ] {
+            let read = read_passing::<Order>(text, &order_schema());
+            assert!(matches!(read, Err(Refused::Other(_))), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_text_that_misses_only_a_default_is_told_apart() {
+        let defaulted = validator(json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "minimum": 0, "default": 1},
+                "note": {"type": "string"}
+            }
+        }));
+        let read = |text| read_passing::<Order>(text, &defaulted).err();
+        assert!(matches!(read(r#"{"note": "hi"}"#), Some(Refused::ToFill)));
+        assert!(matches!(read(r#"{"note": 1}"#), Some(Refused::Other(_))));
+        // Missing both a default and what is required: invalid.
+        let required = validator(json!({
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer", "default": 1},
+                "note": {"type": "string"}
+            },
+            "required": ["note"]
+        }));
+        let read = read_passing::<Order>("{}", &required);
+        assert!(matches!(read, Err(Refused::Other(_))));
+    }
+
+    #[test]
+    fn a_text_that_fails_its_type_is_left_to_the_tree() {
+        // Valid for its schema, not for `Order`: the full path's tree gives
+        // the error.
+        let any = validator(json!({}));
+        let read = read_passing::<Order>(r#"{"count": "three"}"#, &any);
+        assert!(matches!(read, Err(Refused::Other(_))));
+        let tree = ToolInput::Tree(json!({"count": "three"}));
+        assert_eq!(
+            tree.read::<Order>()
+                .expect_err("a string count")
+                .to_string(),
+            "invalid type: string \"three\", expected u32"
+        );
+    }
+
+    #[test]
+    fn a_text_with_an_integral_float_reads_as_its_tree() {
+        let read = read_passing::<Order>(r#"{"count": 3.0}"#, &order_schema()).expect("passes");
+        assert_eq!(
+            ToolInput::Read(read).read::<Order>().expect("3.0 is 3"),
+            Order {
+                count: 3,
+                note: None
+            }
+        );
+    }
+
+    #[test]
+    fn an_input_read_into_another_type_is_an_error() {
+        let read = ToolInput::Read(Box::new(3_u8));
+        assert_eq!(
+            read.read::<Order>().expect_err("not an Order").to_string(),
+            "the input was read into another type"
+        );
+    }
+}
