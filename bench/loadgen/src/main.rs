@@ -22,7 +22,7 @@ use clap::Parser;
 use http::{HeaderMap, StatusCode};
 
 use crate::load::Load;
-use crate::report::{ScenarioResult, TargetResult};
+use crate::report::{Role, ScenarioResult, TargetResult};
 use crate::scenario::{Pack, Scenario};
 use crate::service::{Launch, RssSampler, Service};
 
@@ -62,6 +62,14 @@ struct Args {
     /// Its index.
     #[arg(long)]
     bulk_index: PathBuf,
+    /// The fixture pack built without its `fast-input` feature: measured
+    /// beside ours as "ours, plain input" when given (the A/B of the input's
+    /// fast reader).
+    #[arg(long, requires = "bulk_pack_plain")]
+    pack_plain: Option<PathBuf>,
+    /// The bulk pack built without its `fast-input` feature.
+    #[arg(long, requires = "pack_plain")]
+    bulk_pack_plain: Option<PathBuf>,
     /// The Python interpreter that has `kindgi` installed.
     #[arg(long)]
     python: PathBuf,
@@ -151,6 +159,7 @@ struct LoadArgs {
 #[derive(Debug)]
 struct Target {
     name: String,
+    role: Role,
     fixture: Launch,
     /// The bulk scenario's service; `None`: the fixture service has the tool.
     bulk: Option<Launch>,
@@ -170,13 +179,17 @@ fn serve(program: &Path, index: &Path) -> Launch {
     }
 }
 
-fn ceiling(program: &Path, body_file: &Path, headers: &HeaderMap) -> Launch {
+fn ceiling(program: &Path, body_file: &Path, headers: &HeaderMap, record: bool) -> Launch {
     let mut args = vec![
         "--host".into(),
         "127.0.0.1".into(),
         "--body-file".into(),
         body_file.display().to_string(),
     ];
+    if record {
+        args.push("--record".into());
+        args.push("conformance.echo".into());
+    }
     for name in ANSWER_HEADERS {
         if let Some(value) = headers.get(name).and_then(|v| v.to_str().ok()) {
             args.push("--header".into());
@@ -352,19 +365,33 @@ fn service_targets(args: &Args) -> Vec<Target> {
     let mut targets = vec![
         Target {
             name: "ours (Rust)".to_owned(),
+            role: Role::Ours,
             fixture: serve(&args.pack, &args.pack_index),
             bulk: Some(serve(&args.bulk_pack, &args.bulk_index)),
         },
         Target {
             name: format!("Python ({})", args.python_package),
+            role: Role::Reference,
             fixture: python_launch(args, &["-m", "kindgi.pack", "serve"]),
             bulk: None,
         },
     ];
+    if let (Some(pack), Some(bulk)) = (&args.pack_plain, &args.bulk_pack_plain) {
+        targets.insert(
+            1,
+            Target {
+                name: "ours, plain input".to_owned(),
+                role: Role::Variant,
+                fixture: serve(pack, &args.pack_index),
+                bulk: Some(serve(bulk, &args.bulk_index)),
+            },
+        );
+    }
     if let Some(script) = &args.python_nodelay {
         let script = script.display().to_string();
         targets.push(Target {
             name: format!("Python + TCP_NODELAY ({})", args.python_package),
+            role: Role::Reference,
             fixture: python_launch(args, &[script.as_str()]),
             bulk: None,
         });
@@ -428,22 +455,35 @@ fn run(args: &Args) -> Result<String> {
             fixture: launch(&t.fixture),
             bulk: t.bulk.as_ref().map(launch),
             name: t.name,
+            role: t.role,
         })
         .collect();
-    const CEILING: &str = "bare hyper (ceiling)";
+    // The ceilings, bare hyper last: with the `call` record a pack service
+    // must write for every call (the honest ceiling), and without.
+    const CEILINGS: [(&str, bool); 2] = [
+        ("bare hyper + call record", true),
+        ("bare hyper (ceiling)", false),
+    ];
 
-    // The ceiling's starts answer a placeholder; each scenario restarts it
-    // with our service's exact answer to that scenario.
+    // The ceilings' starts answer a placeholder; each scenario restarts
+    // them with our service's exact answer to that scenario.
     let placeholder = args.work.join("answer-start.json");
     std::fs::write(&placeholder, scenario::echo_body())?;
-    let ceiling_start = launch(&ceiling(&args.ceiling, &placeholder, &HeaderMap::new()));
+    let ceiling_starts = CEILINGS.map(|(_, record)| {
+        launch(&ceiling(
+            &args.ceiling,
+            &placeholder,
+            &HeaderMap::new(),
+            record,
+        ))
+    });
 
     // 1. Start → listening, the targets taking turns.
     eprintln!("start → listening, {} starts per target", args.starts);
     let launches: Vec<&Launch> = targets
         .iter()
         .map(|t| &t.fixture)
-        .chain([&ceiling_start])
+        .chain(&ceiling_starts)
         .collect();
     let mut starts: Vec<Vec<f64>> = vec![Vec::new(); launches.len()];
     for _ in 0..args.starts {
@@ -452,12 +492,12 @@ fn run(args: &Args) -> Result<String> {
             times.push(service.started_in.as_secs_f64() * 1000.0);
         }
     }
-    let names: Vec<&str> = targets
+    let names: Vec<(&str, Role)> = targets
         .iter()
-        .map(|t| t.name.as_str())
-        .chain([CEILING])
+        .map(|t| (t.name.as_str(), t.role))
+        .chain(CEILINGS.map(|(name, _)| (name, Role::Ceiling)))
         .collect();
-    for (name, times) in names.iter().zip(&starts) {
+    for ((name, _), times) in names.iter().zip(&starts) {
         eprintln!("  {name:<34} median {:.1} ms", report::median(times));
     }
 
@@ -489,15 +529,25 @@ fn run(args: &Args) -> Result<String> {
         let (headers, ours_bytes) = ours_answer.context("no pack service target")?;
         let answer = args.work.join(format!("answer-{n}.json"));
         std::fs::write(&answer, &ours_bytes)?;
-        let bare = Service::start(&launch(&ceiling(&args.ceiling, &answer, &headers)), TOKEN)?;
-        if n == 0 {
-            idle.push(idle_rss(&rt, &bare, scenario, CEILING)?);
+        let ceilings = CEILINGS
+            .iter()
+            .map(|&(_, record)| {
+                Service::start(
+                    &launch(&ceiling(&args.ceiling, &answer, &headers, record)),
+                    TOKEN,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        for (&(name, _), bare) in CEILINGS.iter().zip(&ceilings) {
+            if n == 0 {
+                idle.push(idle_rss(&rt, bare, scenario, name)?);
+            }
+            let (_, bare_bytes) = check_answer(&rt, bare, scenario, name)?;
+            if bare_bytes != ours_bytes {
+                bail!("{name} answered other bytes than ours");
+            }
+            services.push((name, bare, bare_bytes));
         }
-        let (_, bare_bytes) = check_answer(&rt, &bare, scenario, CEILING)?;
-        if bare_bytes != ours_bytes {
-            bail!("bare hyper answered other bytes than ours");
-        }
-        services.push((CEILING, &bare, bare_bytes));
         let mut pooled: Vec<Option<ScenarioResult>> = vec![None; services.len()];
         for _ in 0..args.rounds.max(1) {
             for ((_, service, expect), pooled) in services.iter().zip(&mut pooled) {
@@ -522,8 +572,9 @@ fn run(args: &Args) -> Result<String> {
         .zip(idle)
         .zip(results)
         .map(
-            |(((name, starts_ms), rss_idle_kib), scenarios)| TargetResult {
+            |((((name, role), starts_ms), rss_idle_kib), scenarios)| TargetResult {
                 name: (*name).to_owned(),
+                role: *role,
                 starts_ms,
                 rss_idle_kib,
                 scenarios,

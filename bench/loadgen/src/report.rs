@@ -102,12 +102,28 @@ impl ScenarioResult {
 pub(crate) struct TargetResult {
     /// Its column header.
     pub(crate) name: String,
+    /// What it is to the report.
+    pub(crate) role: Role,
     /// Spawn → `listening` record, every start, in milliseconds.
     pub(crate) starts_ms: Vec<f64>,
     /// `VmRSS` after boot and one echo call, in KiB.
     pub(crate) rss_idle_kib: u64,
     /// Each scenario, in order.
     pub(crate) scenarios: Vec<ScenarioResult>,
+}
+
+/// What a target is to the report: every row compares ours with each.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// Our pack service as shipped: the first target.
+    Ours,
+    /// Our pack service built another way (an A/B of a speed piece).
+    Variant,
+    /// A reference pack service the goals compare ours with (Python).
+    Reference,
+    /// A server that does less than a pack service must: the last one,
+    /// bare hyper, is the ceiling the CPU rows are measured over.
+    Ceiling,
 }
 
 impl TargetResult {
@@ -293,7 +309,7 @@ struct Goal {
 
 /// The goals, for `ours` against every Python target (the first is the
 /// one the goal names; the others are shown for reference) and `ceiling`.
-fn goals(ours: &TargetResult, pythons: &[TargetResult], ceiling: &TargetResult) -> Vec<Goal> {
+fn goals(ours: &TargetResult, pythons: &[&TargetResult], ceiling: &TargetResult) -> Vec<Goal> {
     let at = |t: &TargetResult, name: &str, f: &dyn Fn(&ScenarioResult) -> f64| {
         t.scenario(name).map_or(f64::NAN, f)
     };
@@ -325,9 +341,9 @@ fn goals(ours: &TargetResult, pythons: &[TargetResult], ceiling: &TargetResult) 
     let growth = at(ours, BULK, &|s| s.rss_growth_kib() as f64 / 1024.0);
     goals.extend([
         Goal {
-            what: "echo c=64 throughput ≥ 80 % of bare hyper".into(),
+            what: "echo c=64 throughput ≥ 85 % of bare hyper".into(),
             measured: format!("{:.0} %", vs_ceiling * 100.0),
-            met: vs_ceiling >= 0.80,
+            met: vs_ceiling >= 0.85,
         },
         Goal {
             what: "echo c=64 CPU per call ≤ bare hyper's + 1.6 µs".into(),
@@ -350,9 +366,9 @@ fn goals(ours: &TargetResult, pythons: &[TargetResult], ceiling: &TargetResult) 
             met: idle <= 10.0,
         },
         Goal {
-            what: "1 MiB valid input ≥ 400 MB/s".into(),
+            what: "1 MiB valid input ≥ 300 MB/s".into(),
             measured: format!("{valid:.0} MB/s"),
-            met: valid >= 400.0,
+            met: valid >= 300.0,
         },
         Goal {
             what: "1 MiB invalid input answered with its issues ≥ 200 MB/s".into(),
@@ -380,9 +396,9 @@ queueing. CPU µs per call is the target's user + system time over the whole loa
 divided by the calls it answered; it is the cost a billed CPU sees. MB are 10^6 bytes. \
 Ratios are ours ÷ the other target for every row: above 1 is more for ours.";
 
-/// The whole report. `targets` are ours first, then the Python reference
-/// service, any others, and the ceiling last; `context` lines (machine,
-/// versions, load) go first.
+/// The whole report. `targets` are ours first, then its variants, the
+/// Python reference services, and the ceilings, bare hyper last; `context`
+/// lines (machine, versions, load) go first.
 /// How the machine was used: its CPUs, and whether targets and the load
 /// generator had one each.
 #[derive(Debug, Clone, Copy)]
@@ -410,7 +426,10 @@ pub(crate) fn markdown(
     if targets.len() < 3 {
         return out;
     }
-    let pythons = &targets[1..targets.len() - 1];
+    let pythons: Vec<&TargetResult> = targets
+        .iter()
+        .filter(|t| t.role == Role::Reference)
+        .collect();
     let mut header = String::from("| metric |");
     let mut rule = String::from("|---|");
     for t in targets {
@@ -436,7 +455,7 @@ pub(crate) fn markdown(
         out,
         "\n## Goals\n\n| goal | measured | met |\n|---|--:|:-:|"
     );
-    for goal in goals(ours, pythons, ceiling) {
+    for goal in goals(ours, &pythons, ceiling) {
         let _ = writeln!(
             out,
             "| {} | {} | {} |",
@@ -497,7 +516,7 @@ mod tests {
         assert!(median(&[]).is_nan());
     }
 
-    fn target(name: &str, calls_per_s: u64, start_ms: f64) -> TargetResult {
+    fn target(name: &str, role: Role, calls_per_s: u64, start_ms: f64) -> TargetResult {
         let scenario = |name, bulk| ScenarioResult {
             name,
             body_bytes: 1_000_000,
@@ -518,6 +537,7 @@ mod tests {
         };
         TargetResult {
             name: name.to_owned(),
+            role,
             starts_ms: vec![start_ms],
             rss_idle_kib: 10_000,
             scenarios: vec![
@@ -530,28 +550,39 @@ mod tests {
     #[test]
     fn report_has_a_ratio_column_per_other_target_and_checks_the_goals() {
         let targets = [
-            target("ours (Rust)", 40_000, 5.0),
-            target("Python (kindgi 0.1.10)", 1_000, 400.0),
-            target("Python + TCP_NODELAY (kindgi 0.1.10)", 2_500, 400.0),
-            target("bare hyper (ceiling)", 50_000, 1.0),
+            target("ours (Rust)", Role::Ours, 40_000, 5.0),
+            target("ours, plain input", Role::Variant, 20_000, 5.0),
+            target("Python (kindgi 0.1.10)", Role::Reference, 1_000, 400.0),
+            target(
+                "Python + TCP_NODELAY (kindgi 0.1.10)",
+                Role::Reference,
+                2_500,
+                400.0,
+            ),
+            target("bare hyper + call record", Role::Ceiling, 44_000, 1.0),
+            target("bare hyper (ceiling)", Role::Ceiling, 50_000, 1.0),
         ];
         let machine = Machine {
             cores: 2,
             per_core: true,
         };
         let md = markdown("t", &["context".to_owned()], &targets, machine);
-        assert!(md.contains("| ours ÷ Python | ours ÷ Python + TCP_NODELAY | ours ÷ bare hyper |"));
         assert!(md.contains(
-            "| echo c=64: calls/s | 40,000 | 1,000 | 2,500 | 50,000 | 40× | 16× | 0.80× |"
+            "| ours ÷ ours, plain input | ours ÷ Python | ours ÷ Python + TCP_NODELAY | ours ÷ bare hyper + call record | ours ÷ bare hyper |"
+        ));
+        assert!(md.contains(
+            "| echo c=64: calls/s | 40,000 | 20,000 | 1,000 | 2,500 | 44,000 | 50,000 | 2.00× | 40× | 16× | 0.91× | 0.80× |"
         ));
         assert!(md.contains("| echo c=64 throughput ≥ 20× Python | 40.0× | yes |"));
         assert!(md.contains(
             "| echo c=64 throughput ≥ 20× Python + TCP_NODELAY (reference) | 16.0× | **no** |"
         ));
-        assert!(md.contains("| echo c=64 throughput ≥ 80 % of bare hyper | 80 % | yes |"));
-        assert!(
-            md.contains("| echo c=64: CPU µs per call over bare hyper | 2.50 | 490 | 190 | 0.00 |")
-        );
+        assert!(md.contains("| echo c=64 throughput ≥ 85 % of bare hyper | 80 % | **no** |"));
+        // Only the references are goals' Pythons.
+        assert!(!md.contains("20× ours, plain input"));
+        assert!(md.contains(
+            "| echo c=64: CPU µs per call over bare hyper | 2.50 | 15.0 | 490 | 190 | 1.36 | 0.00 |"
+        ));
         assert!(md.contains("| bulk 1 MiB c=1: RSS peak growth MB | 2.05 | "));
         assert!(md.contains("| peak RSS growth of one 1 MiB call ≤ 8 MiB | 2.0 MiB | yes |"));
         assert!(

@@ -12,10 +12,16 @@
 //! ```
 //!
 //! Once listening it writes `{"kind":"listening","port":N}` on stderr, like
-//! a pack service.
+//! a pack service. With `--record ID`, it also writes a `call` record line
+//! for every answer to stderr, as a pack service must (the contract's
+//! fields, its time read per call, `ID` the tool's id), through a bounded
+//! queue and a writer thread as the SDK's log does: the honest ceiling of
+//! a pack service, which bare hyper alone is not.
 
 use std::convert::Infallible;
+use std::io::Write as _;
 use std::process::ExitCode;
+use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
 
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
@@ -28,18 +34,75 @@ use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
 /// The fixed answer: its headers (hyper adds `content-length` and `date`)
-/// and body.
+/// and body, and where its `call` records go (`--record`).
 #[derive(Debug)]
 struct Answer {
     headers: Vec<(HeaderName, HeaderValue)>,
     body: Bytes,
+    records: Option<Records>,
 }
 
-/// Reads `--host H`, `--body-file F` and every `--header 'name: value'`.
+/// The `call` records of the answers: the tool id they name, and the queue
+/// to the thread that writes them.
+#[derive(Debug)]
+struct Records {
+    id: String,
+    queue: SyncSender<String>,
+}
+
+impl Records {
+    /// Records naming tool `id`, written by a thread of their own.
+    fn start(id: String) -> Self {
+        let (queue, lines) = sync_channel(8192);
+        std::thread::spawn(move || write_records(&lines));
+        Self { id, queue }
+    }
+
+    /// Queues the record of a call answered now; dropped when the queue is
+    /// full, as the SDK's log drops.
+    fn call(&self) {
+        let time = time::OffsetDateTime::now_utc()
+            .format(&time::format_description::well_known::Rfc3339)
+            .unwrap_or_default();
+        let id = &self.id;
+        let line = format!(
+            r#"{{"time":"{time}","level":"info","severity":"INFO","subsystem":"pack","message":"tool {id} ok 0ms","tenantId":"t","runId":"r","toolId":"{id}","event":"call","kind":"call","id":"{id}","target":"tool","outcome":"ok","durationMs":0,"packId":"bench","artifactVersion":"1"}}"#
+        );
+        let _ = self.queue.try_send(line);
+    }
+}
+
+/// Writes every queued line to stderr, flushing whenever the queue is
+/// empty.
+fn write_records(lines: &Receiver<String>) {
+    let mut out = std::io::BufWriter::new(std::io::stderr());
+    let Ok(mut line) = lines.recv() else {
+        return;
+    };
+    loop {
+        let _ = out.write_all(line.as_bytes());
+        let _ = out.write_all(b"\n");
+        line = match lines.try_recv() {
+            Ok(next) => next,
+            Err(TryRecvError::Empty) => {
+                let _ = out.flush();
+                match lines.recv() {
+                    Ok(next) => next,
+                    Err(_) => return,
+                }
+            }
+            Err(TryRecvError::Disconnected) => return,
+        };
+    }
+}
+
+/// Reads `--host H`, `--body-file F`, every `--header 'name: value'` and
+/// `--record ID`.
 fn parse_args(args: &[String]) -> Result<(String, Answer)> {
     let mut host = "127.0.0.1".to_owned();
     let mut body = None;
     let mut headers = Vec::new();
+    let mut records = None;
     let mut rest = args.iter();
     while let Some(flag) = rest.next() {
         let value = rest
@@ -60,11 +123,20 @@ fn parse_args(args: &[String]) -> Result<(String, Answer)> {
                     HeaderValue::from_str(val.trim())?,
                 ));
             }
+            "--record" => records = Some(value.clone()),
             other => bail!("unknown argument {other}"),
         }
     }
     let body = body.context("--body-file is required")?;
-    Ok((host, Answer { headers, body }))
+    let records = records.map(Records::start);
+    Ok((
+        host,
+        Answer {
+            headers,
+            body,
+            records,
+        },
+    ))
 }
 
 /// Reads the request body to its end, unparsed, and answers the fixed bytes.
@@ -77,6 +149,9 @@ async fn answer(
         if frame.is_err() {
             break;
         }
+    }
+    if let Some(records) = &answer.records {
+        records.call();
     }
     let mut response = Response::new(Full::new(answer.body.clone()));
     for (name, value) in &answer.headers {
