@@ -1,12 +1,12 @@
-//! `Validator::accepts_text` against the full path: the screen reads an
+//! `kindgi_validate::fuzzing::accepts_text` against the full path: the screen reads an
 //! instance's text, the full path its tree. Whatever the schema and the
 //! text, a text the screen passes parses, is valid, has no default to
 //! fill and no repeated key — the full path would have run the call with
-//! the very same input. `Validator::deserialize_passing` of a type that
+//! the very same input. `deserialize_passing` of a type that
 //! skips every value, or takes every value, passes exactly the texts the
-//! screen passes. The issues `Validator::issues_from_text` finds from a
+//! screen passes. The issues `issues_from_text` finds from a
 //! text are exactly those the full path gives for its tree, filled, and
-//! `Validator::issues_from_refused_text` finds the same past where a
+//! `issues_from_refused_text` finds the same past where a
 //! typed read stopped. Never a panic or a hang.
 
 #![no_main]
@@ -16,7 +16,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
-use kindgi_validate::Validator;
+use kindgi_validate::{TextRefusal, Validator, fuzzing};
 use libfuzzer_sys::fuzz_target;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess,
@@ -143,8 +143,7 @@ impl<'de> Visitor<'de> for Repeats<'_> {
 /// Whether `T`, read in one pass with the checks, reads `text` to its end.
 fn reads<T: DeserializeOwned>(validator: &Validator, text: &[u8]) -> bool {
     let mut reader = serde_json::Deserializer::from_slice(text);
-    validator
-        .deserialize_passing(PhantomData::<T>, &mut reader)
+    fuzzing::deserialize_passing(validator, PhantomData::<T>, &mut reader)
         .is_ok()
         && reader.end().is_ok()
 }
@@ -153,20 +152,20 @@ fn reads<T: DeserializeOwned>(validator: &Validator, text: &[u8]) -> bool {
 /// end, failed; `None` when it didn't.
 fn refusal<T: DeserializeOwned>(validator: &Validator, text: &[u8]) -> Option<serde_json::Error> {
     let mut reader = serde_json::Deserializer::from_slice(text);
-    let read = validator.deserialize_passing(PhantomData::<T>, &mut reader);
+    let read = fuzzing::deserialize_passing(validator, PhantomData::<T>, &mut reader);
     read.and_then(|_| reader.end()).err()
 }
 
 /// A text whose issues are found from the text has those issues on the
 /// full path; found from where a typed read stopped, the same ones.
 fn lone(validator: &Validator, text: &[u8]) {
-    let issues = validator.issues_from_text(text);
+    let issues = fuzzing::issues_from_text(validator, text);
     let refusals = [
         refusal::<IgnoredAny>(validator, text),
         refusal::<Value>(validator, text),
     ];
     for refused in refusals.iter().flatten() {
-        let after = validator.issues_from_refused_text(text, refused);
+        let after = fuzzing::issues_from_refused_text(validator, text, refused);
         assert_eq!(after, issues, "the issues found past a read's refusal: {refused}");
     }
     let Some(issues) = issues else {
@@ -177,16 +176,43 @@ fn lone(validator: &Validator, text: &[u8]) {
     assert_eq!(validator.validate(&tree), Err(issues), "the issues found from the text");
 }
 
+/// The one public read, `Validator::read_checked`, answers as the tree
+/// does: a value read is the tree's, valid with nothing to fill; issues
+/// are the tree's issues.
+fn read_checked(validator: &Validator, text: &[u8]) {
+    let Ok(text) = std::str::from_utf8(text) else {
+        return;
+    };
+    let read = validator.read_checked(text, PhantomData::<Value>);
+    let tree = || {
+        let mut tree: Value = serde_json::from_str(text).expect("a text read or answered parses");
+        validator.fill_defaults(&mut tree);
+        tree
+    };
+    match read {
+        Ok(value) => {
+            let tree = tree();
+            assert_eq!(validator.validate(&tree), Ok(()), "read, so valid");
+            assert_eq!(value, tree, "read as its tree");
+        }
+        Err(TextRefusal::Invalid(issues)) => {
+            assert_eq!(validator.validate(&tree()), Err(issues), "the tree's issues");
+        }
+        Err(_) => {}
+    }
+}
+
 fn check(validator: &Validator, text: &[u8]) {
     lone(validator, text);
+    read_checked(validator, text);
     // A read refused for no more than a default has no error to find.
     let mut reader = serde_json::Deserializer::from_slice(text);
-    if let Err(error) = validator.deserialize_passing(PhantomData::<IgnoredAny>, &mut reader)
-        && Validator::refused_for_a_default(&error)
+    if let Err(error) = fuzzing::deserialize_passing(validator, PhantomData::<IgnoredAny>, &mut reader)
+        && fuzzing::refused_for_a_default(&error)
     {
-        assert_eq!(validator.issues_from_text(text), None, "refused for a default");
+        assert_eq!(fuzzing::issues_from_text(validator, text), None, "refused for a default");
     }
-    let passed = validator.accepts_text(text);
+    let passed = fuzzing::accepts_text(validator, text);
     assert_eq!(reads::<IgnoredAny>(validator, text), passed, "skipping every value");
     assert_eq!(reads::<Value>(validator, text), passed, "taking every value");
     if !passed {

@@ -176,7 +176,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use kindgi::schemars::{self, JsonSchema};
 use kindgi::serde::{Deserialize, Serialize};
-use kindgi::{FileValue, Pause, Reply, Stored, Tool, ToolContext, ToolError};
+use kindgi::{FileValue, Pause, Reply, StoreOutcome, Tool, ToolContext, ToolError};
 
 /// A note.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -251,8 +251,8 @@ impl Desk {
     #[tool(id = "demo-pack.save", stores_files)]
     async fn save(&self, input: Note, ctx: ToolContext) -> Result<Saved, ToolError> {
         match ctx.files()?.store(input.text.into_bytes(), "note.txt", "text/plain").await? {
-            Stored::File(file) => Ok(Saved { files: vec![file] }),
-            Stored::NotStored(why) => Err(ToolError::new("NotStored", format!("{why:?}"))),
+            StoreOutcome::File(file) => Ok(Saved { files: vec![file] }),
+            StoreOutcome::NotStored(why) => Err(ToolError::new("NotStored", format!("{why:?}"))),
         }
     }
 

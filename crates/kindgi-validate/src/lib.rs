@@ -19,4 +19,9 @@ mod validator;
 
 pub use error::SchemaError;
 pub use kindgi_protocol::Issue;
-pub use validator::{MAX_FILLED_DEFAULTS, MAX_ISSUES, MAX_VALUES_FOR_EVERY_ISSUE, Validator};
+pub use validator::{
+    MAX_FILLED_DEFAULTS, MAX_ISSUES, MAX_VALUES_FOR_EVERY_ISSUE, TextRefusal, Validator,
+};
+
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;

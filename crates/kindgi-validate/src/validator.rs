@@ -103,6 +103,21 @@ fn compile(schema: &Value) -> Result<jsonschema::Validator, jsonschema::Validati
     formats::register(options).build(schema)
 }
 
+/// Why [`Validator::read_checked`] gave no value.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum TextRefusal {
+    /// An object misses properties whose schema has a `default`, no more:
+    /// filled in, its tree may well be valid.
+    ToFill,
+    /// Invalid: the issues its tree would get, in Ajv's order and words.
+    Invalid(Vec<Issue>),
+    /// Not settled from the text (several errors, a type that reads other
+    /// than the schema says, text that isn't one JSON value): its tree
+    /// answers.
+    Unsure,
+}
+
 impl Validator {
     /// Compiles `schema` as JSON Schema draft 2020-12 (whatever its `$schema`
     /// says). References must be local to the schema; nothing is fetched.
@@ -147,37 +162,9 @@ impl Validator {
         self.validate_likely_invalid(instance)
     }
 
-    /// Validates `instance` as [`validate`](Validator::validate) does, with
-    /// the same answer, for an instance that is most likely invalid — one
-    /// whose text [`accepts_text`](Validator::accepts_text) or
-    /// [`deserialize_passing`](Validator::deserialize_passing) refused. It
-    /// doesn't first check that the instance is valid at all: one walk of
-    /// an invalid instance fewer, one more of a valid one.
-    ///
-    /// # Errors
-    ///
-    /// As [`validate`](Validator::validate)'s.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use kindgi_validate::Validator;
-    /// use serde_json::json;
-    ///
-    /// let validator = Validator::new(&json!({
-    ///     "properties": {"count": {"type": "integer", "maximum": 9}}
-    /// }))?;
-    /// let text = br#"{"count": 10}"#;
-    /// assert!(!validator.accepts_text(text));
-    /// let instance = serde_json::from_slice(text)?;
-    /// assert_eq!(
-    ///     validator.validate_likely_invalid(&instance),
-    ///     validator.validate(&instance)
-    /// );
-    /// assert!(validator.validate_likely_invalid(&json!({"count": 3})).is_ok());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn validate_likely_invalid(&self, instance: &Value) -> Result<(), Vec<Issue>> {
+    /// The issues of an instance found invalid ([`validate`](Validator::validate)'s
+    /// answer past its first check); `Ok` should it be valid all the same.
+    fn validate_likely_invalid(&self, instance: &Value) -> Result<(), Vec<Issue>> {
         if holds_more_values_than(instance, MAX_VALUES_FOR_EVERY_ISSUE) {
             // Answers `Ok` for a valid instance: see `first_issues_of_invalid`.
             return self.first_issues_of_invalid(instance);
@@ -274,6 +261,74 @@ impl Validator {
         }
     }
 
+    /// Reads an instance from its JSON `text` straight into `seed`'s type,
+    /// every value checked against the schema as it is read, in one pass
+    /// and without building the instance's tree: the value when the text is
+    /// one JSON value the schema passes with nothing to fill, read as its
+    /// tree would be.
+    ///
+    /// The seed is the caller's own code: a panic in it goes on to the
+    /// caller.
+    ///
+    /// # Errors
+    ///
+    /// Why the text was not read, as a [`TextRefusal`]: a default to fill,
+    /// the issues of an invalid instance (those [`validate`](Validator::validate)
+    /// would give its tree), or [`TextRefusal::Unsure`] — then parse the
+    /// tree, fill its defaults and validate it.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::marker::PhantomData;
+    ///
+    /// use kindgi_validate::{TextRefusal, Validator};
+    /// use serde_json::json;
+    ///
+    /// #[derive(serde::Deserialize, Debug, PartialEq)]
+    /// struct Order {
+    ///     count: u32,
+    /// }
+    ///
+    /// let validator = Validator::new(&json!({
+    ///     "type": "object",
+    ///     "properties": {
+    ///         "count": {"type": "integer", "maximum": 9},
+    ///         "note": {"type": "string", "default": ""}
+    ///     },
+    ///     "required": ["count"]
+    /// }))?;
+    /// let read = |text| validator.read_checked(text, PhantomData::<Order>);
+    /// assert_eq!(read(r#"{"count": 3, "note": "hi"}"#), Ok(Order { count: 3 }));
+    /// assert_eq!(read(r#"{"count": 3}"#), Err(TextRefusal::ToFill));
+    /// let Err(TextRefusal::Invalid(issues)) = read(r#"{"count": 10, "note": ""}"#) else {
+    ///     panic!("10 is past the maximum");
+    /// };
+    /// assert_eq!(issues[0].instance_path, "/count");
+    /// assert_eq!(read(r#"{"count": 3, "note": "#), Err(TextRefusal::Unsure));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_checked<'de, S>(&self, text: &'de str, seed: S) -> Result<S::Value, TextRefusal>
+    where
+        S: serde::de::DeserializeSeed<'de>,
+    {
+        let mut reader = serde_json::Deserializer::from_str(text);
+        let refused = match self
+            .deserialize_passing(seed, &mut reader)
+            .and_then(|value| reader.end().map(|()| value))
+        {
+            Ok(value) => return Ok(value),
+            Err(refused) => refused,
+        };
+        if Self::refused_for_a_default(&refused) {
+            return Err(TextRefusal::ToFill);
+        }
+        match self.issues_from_refused_text(text.as_bytes(), &refused) {
+            Some(issues) => Err(TextRefusal::Invalid(issues)),
+            None => Err(TextRefusal::Unsure),
+        }
+    }
+
     /// Whether `instance` is valid; faster than [`validate`](Validator::validate)
     /// as it stops at the first error and builds no issue.
     #[must_use]
@@ -292,26 +347,9 @@ impl Validator {
     /// uses a keyword this check doesn't know, such as `pattern` or
     /// `allOf`, or the text is one of the cases above). Parse it and use
     /// [`validate`](Validator::validate) then.
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use kindgi_validate::Validator;
-    /// use serde_json::json;
-    ///
-    /// let validator = Validator::new(&json!({
-    ///     "type": "object",
-    ///     "properties": {"count": {"type": "integer", "maximum": 9}},
-    ///     "required": ["count"]
-    /// }))?;
-    /// assert!(validator.accepts_text(br#"{"count": 3}"#));
-    /// assert!(!validator.accepts_text(br#"{"count": 10}"#));
-    /// // Valid, but a key comes twice: its tree keeps the last value only.
-    /// assert!(!validator.accepts_text(br#"{"count": 3, "count": 4}"#));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
+    #[cfg(any(test, feature = "fuzzing"))]
     #[must_use]
-    pub fn accepts_text(&self, text: &[u8]) -> bool {
+    pub(crate) fn accepts_text(&self, text: &[u8]) -> bool {
         self.plan
             .as_ref()
             .is_some_and(|plan| screen::passes(plan, text))
@@ -321,7 +359,7 @@ impl Validator {
     /// without building its tree. `Some` only when the text is one
     /// well-formed JSON value with exactly one error, of a kind this check
     /// names — a keyword a value fails (`type`, `enum`, `const`, the
-    /// bounds, `multipleOf`, the formats [`accepts_text`] checks), a
+    /// bounds, `multipleOf`, the formats `accepts_text` checks), a
     /// `required` property missing, a property `additionalProperties:
     /// false` refuses — outside every `anyOf` / `oneOf`, with no default to
     /// fill and no key that may repeat. The issues are then exactly those
@@ -332,35 +370,14 @@ impl Validator {
     /// errors, or one this check doesn't name. Parse it and use
     /// [`validate`](Validator::validate) then.
     ///
-    /// [`accepts_text`]: Validator::accepts_text
-    ///
-    /// # Example
-    ///
-    /// ```
-    /// use kindgi_validate::Validator;
-    /// use serde_json::json;
-    ///
-    /// let validator = Validator::new(&json!({
-    ///     "type": "object",
-    ///     "properties": {"count": {"type": "integer", "maximum": 9}},
-    ///     "required": ["count"]
-    /// }))?;
-    /// let text = br#"{"count": 10}"#;
-    /// let issues = validator.issues_from_text(text).expect("one error");
-    /// let tree = serde_json::from_slice(text)?;
-    /// assert_eq!(Err(issues), validator.validate(&tree));
-    /// // Two errors, or none: parse and validate.
-    /// assert_eq!(validator.issues_from_text(br#"{"count": 10.5}"#), None);
-    /// assert_eq!(validator.issues_from_text(br#"{"count": 3}"#), None);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
+    #[cfg(any(test, feature = "fuzzing"))]
     #[must_use]
-    pub fn issues_from_text(&self, text: &[u8]) -> Option<Vec<Issue>> {
+    pub(crate) fn issues_from_text(&self, text: &[u8]) -> Option<Vec<Issue>> {
         self.issues_of_lone(text, None)
     }
 
-    /// [`issues_from_text`](Validator::issues_from_text) for a text that a
-    /// read with [`deserialize_passing`](Validator::deserialize_passing)
+    /// `issues_from_text` for a text that a
+    /// read with `deserialize_passing`
     /// over serde_json's reader refused, with `refused` the read's error:
     /// the same answer, but what the read had already checked — every
     /// member of an array or object that it finished before it stopped —
@@ -371,29 +388,8 @@ impl Validator {
     /// says how far the read got, and the position of an error from
     /// another read could leave out what was never checked. An error
     /// without a position is taken as no read at all.
-    ///
-    /// ```
-    /// use std::marker::PhantomData;
-    ///
-    /// use kindgi_validate::Validator;
-    /// use serde_json::{Value, json};
-    ///
-    /// let validator = Validator::new(&json!({
-    ///     "type": "array",
-    ///     "items": {"type": "integer", "maximum": 9}
-    /// }))?;
-    /// let text = b"[1, 2, 3, 10]";
-    /// let mut reader = serde_json::Deserializer::from_slice(text);
-    /// let refused = validator
-    ///     .deserialize_passing(PhantomData::<Vec<u32>>, &mut reader)
-    ///     .expect_err("10 is past the maximum");
-    /// let issues = validator.issues_from_refused_text(text, &refused);
-    /// assert_eq!(issues, validator.issues_from_text(text));
-    /// assert_eq!(issues.expect("one error")[0].instance_path, "/3");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     #[must_use]
-    pub fn issues_from_refused_text(
+    pub(crate) fn issues_from_refused_text(
         &self,
         text: &[u8],
         refused: &serde_json::Error,
@@ -412,7 +408,7 @@ impl Validator {
     }
 
     /// Reads `seed` from `deserializer` and checks the text as it goes, in
-    /// one pass: `Ok` only when [`Validator::accepts_text`] would pass the
+    /// one pass: `Ok` only when `Validator::accepts_text` would pass the
     /// same text (valid, nothing to fill, read into any type as its tree
     /// would be) and the read itself succeeds. The values the seed's type
     /// skips are checked all the same.
@@ -426,33 +422,6 @@ impl Validator {
     /// The deserializer must, as serde_json's does, fail when a type stops
     /// reading an array or object before its end (a tuple shorter than
     /// the array): the items left unread are not checked.
-    ///
-    /// ```
-    /// use std::marker::PhantomData;
-    ///
-    /// use kindgi_validate::Validator;
-    /// use serde_json::json;
-    ///
-    /// #[derive(serde::Deserialize, Debug, PartialEq)]
-    /// struct Order {
-    ///     count: u32,
-    /// }
-    ///
-    /// let validator = Validator::new(&json!({
-    ///     "type": "object",
-    ///     "properties": {"count": {"type": "integer", "maximum": 9}, "note": {"type": "string"}},
-    ///     "required": ["count"]
-    /// }))?;
-    /// let read = |text: &str| {
-    ///     let mut reader = serde_json::Deserializer::from_str(text);
-    ///     validator.deserialize_passing(PhantomData::<Order>, &mut reader)
-    /// };
-    /// assert_eq!(read(r#"{"count": 3, "note": "hi"}"#)?, Order { count: 3 });
-    /// assert!(read(r#"{"count": 10}"#).is_err());
-    /// // `note` isn't read into `Order`, but it is checked.
-    /// assert!(read(r#"{"count": 3, "note": 7}"#).is_err());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     pub fn deserialize_passing<'de, S, D>(
         &self,
         seed: S,
@@ -469,34 +438,13 @@ impl Validator {
     }
 
     /// Whether `error`, from a read with
-    /// [`deserialize_passing`](Validator::deserialize_passing), says no
+    /// `deserialize_passing`, says no
     /// more than that an object misses properties whose schema has a
     /// `default`: filled in, its tree may well be valid, and
-    /// [`issues_from_text`](Validator::issues_from_text) would find
+    /// `issues_from_text` would find
     /// nothing to answer.
-    ///
-    /// ```
-    /// use std::marker::PhantomData;
-    ///
-    /// use kindgi_validate::Validator;
-    /// use serde_json::{Value, json};
-    ///
-    /// let validator = Validator::new(&json!({
-    ///     "properties": {"count": {"type": "integer", "maximum": 9, "default": 1}}
-    /// }))?;
-    /// let refusal = |text: &str| {
-    ///     let mut reader = serde_json::Deserializer::from_str(text);
-    ///     let error = validator
-    ///         .deserialize_passing(PhantomData::<Value>, &mut reader)
-    ///         .expect_err("refused");
-    ///     Validator::refused_for_a_default(&error)
-    /// };
-    /// assert!(refusal("{}"));
-    /// assert!(!refusal(r#"{"count": 10}"#));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
     #[must_use]
-    pub fn refused_for_a_default(error: &dyn std::fmt::Display) -> bool {
+    pub(crate) fn refused_for_a_default(error: &dyn std::fmt::Display) -> bool {
         error.to_string().starts_with(screen::TO_FILL)
     }
 

@@ -131,7 +131,7 @@ impl ToolContext {
     ///
     /// # Errors
     ///
-    /// [`Missing`] naming the value (never another's) when the call
+    /// [`MissingValue`] naming the value (never another's) when the call
     /// carries none; `?` makes it the handler's error.
     ///
     /// ```
@@ -140,22 +140,22 @@ impl ToolContext {
     ///     Ok(ctx.require_env("REGION")?.to_owned())
     /// }
     /// ```
-    pub fn require_env(&self, name: &str) -> Result<&str, Missing> {
+    pub fn require_env(&self, name: &str) -> Result<&str, MissingValue> {
         self.env(name)
-            .ok_or_else(|| Missing::new(MissingKind::Env, name))
+            .ok_or_else(|| MissingValue::new(MissingKind::Env, name))
     }
 
     /// One resolved secret, which this call must carry as text.
     ///
     /// # Errors
     ///
-    /// [`Missing`] naming the secret (never its value) when the call
+    /// [`MissingValue`] naming the secret (never its value) when the call
     /// carries none, or one that isn't text.
-    pub fn require_secret(&self, name: &str) -> Result<Secret, Missing> {
+    pub fn require_secret(&self, name: &str) -> Result<Secret, MissingValue> {
         match self.secret_value(name) {
-            None => Err(Missing::new(MissingKind::Secret, name)),
+            None => Err(MissingValue::new(MissingKind::Secret, name)),
             Some(Value::String(value)) => Ok(Secret::new(value)),
-            Some(_) => Err(Missing::new(MissingKind::SecretNotText, name)),
+            Some(_) => Err(MissingValue::new(MissingKind::SecretNotText, name)),
         }
     }
 
@@ -163,10 +163,10 @@ impl ToolContext {
     ///
     /// # Errors
     ///
-    /// [`Missing`] naming the connection when the call carries none.
-    pub fn require_connection(&self, name: &str) -> Result<&Connection, Missing> {
+    /// [`MissingValue`] naming the connection when the call carries none.
+    pub fn require_connection(&self, name: &str) -> Result<&Connection, MissingValue> {
         self.connection(name)
-            .ok_or_else(|| Missing::new(MissingKind::Connection, name))
+            .ok_or_else(|| MissingValue::new(MissingKind::Connection, name))
     }
 
     /// One of the tool's connections, by the tool's name for it.
@@ -248,7 +248,7 @@ impl ToolContext {
 /// [`ToolContext::require_connection`]): it names the value and how to
 /// give it, never a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Missing {
+pub struct MissingValue {
     kind: MissingKind,
     name: String,
 }
@@ -261,7 +261,7 @@ enum MissingKind {
     Connection,
 }
 
-impl Missing {
+impl MissingValue {
     fn new(kind: MissingKind, name: &str) -> Self {
         Self {
             kind,
@@ -275,7 +275,7 @@ impl Missing {
     }
 }
 
-impl std::fmt::Display for Missing {
+impl std::fmt::Display for MissingValue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let name = &self.name;
         match self.kind {
@@ -299,7 +299,7 @@ impl std::fmt::Display for Missing {
     }
 }
 
-impl std::error::Error for Missing {}
+impl std::error::Error for MissingValue {}
 
 /// Where another system posts the answer a paused call waits for.
 ///

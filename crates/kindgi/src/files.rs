@@ -66,7 +66,7 @@ pub enum FilesNotAvailable {
 
 /// What a store answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Stored {
+pub enum StoreOutcome {
     /// The stored file: return it in the output's top-level `files`.
     File(FileValue),
     /// Nothing stored, and why.
@@ -75,7 +75,7 @@ pub enum Stored {
 
 /// What a read answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Read {
+pub enum ReadOutcome {
     /// The file's bytes.
     Bytes(Bytes),
     /// Nothing read, and why.
@@ -170,7 +170,7 @@ impl Files {
         bytes: impl Into<Bytes>,
         name: &str,
         content_type: &str,
-    ) -> Result<Stored, FilesError> {
+    ) -> Result<StoreOutcome, FilesError> {
         if !self.stores {
             return Err(FilesError::NotDeclared("storesFiles", "stores_files"));
         }
@@ -194,8 +194,8 @@ impl Files {
             .await
             .map_err(|e| FilesError::Transport(format!("unreadable store answer: {e}")))?;
         Ok(match answer {
-            StoreAnswer::Stored { file } => Stored::File(file),
-            StoreAnswer::NotStored { not_stored } => Stored::NotStored(not_stored),
+            StoreAnswer::Stored { file } => StoreOutcome::File(file),
+            StoreAnswer::NotStored { not_stored } => StoreOutcome::NotStored(not_stored),
             _ => return Err(FilesError::Transport("unknown store answer".to_owned())),
         })
     }
@@ -205,7 +205,7 @@ impl Files {
     /// # Errors
     ///
     /// As [`Files::store`], for `readsFiles`.
-    pub async fn read(&self, artifact_id: &str) -> Result<Read, FilesError> {
+    pub async fn read(&self, artifact_id: &str) -> Result<ReadOutcome, FilesError> {
         if !self.reads {
             return Err(FilesError::NotDeclared("readsFiles", "reads_files"));
         }
@@ -222,9 +222,9 @@ impl Files {
         if is_json {
             let answer: ReadAnswer = serde_json::from_slice(&body)
                 .map_err(|e| FilesError::Transport(format!("unreadable read answer: {e}")))?;
-            return Ok(Read::NotRead(answer.not_read));
+            return Ok(ReadOutcome::NotRead(answer.not_read));
         }
-        Ok(Read::Bytes(body))
+        Ok(ReadOutcome::Bytes(body))
     }
 
     /// Sends a request, retrying 503 and 429 after `Retry-After` within the

@@ -7,6 +7,8 @@ mod context;
 pub mod env;
 mod error;
 mod files;
+#[cfg(feature = "fuzzing")]
+pub mod fuzzing;
 pub mod index;
 mod log;
 mod log_events;
@@ -25,9 +27,9 @@ pub use authoring::refs::{AgentRef, GuardrailRef, ToolRef};
 pub use authoring::tool::{Network, Pause, Reply, ReplyValue, Tool, ToolOutput};
 pub use authoring::trace::{RunTrace, TraceShapeError};
 pub use cancel::{CancelReason, Cancellation};
-pub use context::{Missing, ToolContext, WaitLink};
+pub use context::{MissingValue, ToolContext, WaitLink};
 pub use error::{PauseNotAvailable, ToolError};
-pub use files::{Files, FilesError, FilesNotAvailable, Read, Stored};
+pub use files::{Files, FilesError, FilesNotAvailable, ReadOutcome, StoreOutcome};
 pub use kindgi_macros::{check, tool, tools};
 pub use kindgi_protocol as protocol;
 pub use kindgi_protocol::vocab::{
@@ -38,6 +40,7 @@ pub use schema::{input_schema_for, output_schema_for};
 pub use schemars;
 pub use serde;
 pub use serde_json;
+#[cfg(feature = "dev-front")]
 pub use service::pack_http;
 pub use service::{
     EnvCheck, InvalidTenantId, InvalidToken, ServeError, ServiceConfig, Token, serve,

@@ -41,7 +41,7 @@ use kindgi_protocol::{
 use serde_json::{Map, Value};
 
 use crate::Pack;
-use crate::index::{PackConfig, Pins, build_index};
+use crate::index::{PackConfig, PackProblems, Pins, build_index};
 use crate::log::{Logger, TransportIds};
 use crate::service::call::CallMeta;
 use crate::service::check::check_response;
@@ -257,7 +257,7 @@ impl TestContext {
 
 /// `pack` indexed in memory (pack `test` 0.0.0), every tool and check
 /// readied as `serve` would: the invoker a [`TestPack`] calls through.
-pub(crate) fn invoker_of(pack: &Pack) -> Result<Invoker, Vec<String>> {
+pub(crate) fn invoker_of(pack: &Pack) -> Result<Invoker, PackProblems> {
     let config = PackConfig {
         id: "test".to_owned(),
         version: "0.0.0".to_owned(),
@@ -268,7 +268,7 @@ pub(crate) fn invoker_of(pack: &Pack) -> Result<Invoker, Vec<String>> {
         published_at: "1970-01-01T00:00:00.000Z".to_owned(),
     };
     let index = build_index(pack, &config, &pins)?;
-    crate::service::in_memory(pack, index, Arc::new(Logger::quiet()))
+    crate::service::in_memory(pack, index, Arc::new(Logger::quiet())).map_err(PackProblems::from)
 }
 
 impl TestPack {
@@ -278,7 +278,7 @@ impl TestPack {
     /// # Errors
     ///
     /// The indexer's or the service's problems with the pack.
-    pub fn new(pack: Pack) -> Result<Self, Vec<String>> {
+    pub fn new(pack: Pack) -> Result<Self, PackProblems> {
         let state = invoker_of(&pack)?;
         Ok(Self {
             state,

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use kindgi::testing::{TestContext, TestPack};
-use kindgi::{Pack, Read, Stored, Tool, ToolContext, ToolError};
+use kindgi::{Pack, ReadOutcome, StoreOutcome, Tool, ToolContext, ToolError};
 use kindgi_runtime::TenantSettings;
 use kindgi_test_kit::{Reply, ScriptedServer};
 use schemars::JsonSchema;
@@ -38,8 +38,8 @@ async fn files(input: FilesInput, ctx: ToolContext) -> Result<Value, ToolError> 
         let bytes = hex::decode(&item.hex)?;
         stored.push(
             match files.store(bytes, &item.name, &item.content_type).await {
-                Ok(Stored::File(file)) => json!({ "file": file }),
-                Ok(Stored::NotStored(why)) => json!({ "notStored": why }),
+                Ok(StoreOutcome::File(file)) => json!({ "file": file }),
+                Ok(StoreOutcome::NotStored(why)) => json!({ "notStored": why }),
                 Err(e) => json!({ "error": e.to_string() }),
             },
         );
@@ -47,8 +47,8 @@ async fn files(input: FilesInput, ctx: ToolContext) -> Result<Value, ToolError> 
     let read = match input.read {
         None => Value::Null,
         Some(id) => match files.read(&id).await {
-            Ok(Read::Bytes(bytes)) => json!({ "hex": hex::encode(bytes) }),
-            Ok(Read::NotRead(why)) => json!({ "notRead": why }),
+            Ok(ReadOutcome::Bytes(bytes)) => json!({ "hex": hex::encode(bytes) }),
+            Ok(ReadOutcome::NotRead(why)) => json!({ "notRead": why }),
             Err(e) => json!({ "error": e.to_string() }),
         },
     };

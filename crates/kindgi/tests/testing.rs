@@ -6,7 +6,8 @@ use std::time::Duration;
 use kindgi::protocol::{ErrorCode, Response};
 use kindgi::testing::{TestContext, TestPack};
 use kindgi::{
-    CheckResult, Guardrail, Pack, Pause, Reply, RunTrace, Stored, Tool, ToolContext, ToolError,
+    CheckResult, Guardrail, Pack, Pause, Reply, RunTrace, StoreOutcome, Tool, ToolContext,
+    ToolError,
 };
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -68,8 +69,8 @@ struct StoreOutput {
 async fn store(_input: Value, ctx: ToolContext) -> Result<StoreOutput, ToolError> {
     let text = b"quarterly report".to_vec();
     match ctx.files()?.store(text, "report.txt", "text/plain").await? {
-        Stored::File(file) => Ok(StoreOutput { files: vec![file] }),
-        Stored::NotStored(why) => Err(ToolError::new("NotStored", format!("{why:?}"))),
+        StoreOutcome::File(file) => Ok(StoreOutput { files: vec![file] }),
+        StoreOutcome::NotStored(why) => Err(ToolError::new("NotStored", format!("{why:?}"))),
     }
 }
 
@@ -255,7 +256,7 @@ async fn a_missing_secret_is_named_never_shown() {
             .as_ref()
             .map(|c| (c.name.as_str(), c.message.as_str())),
         Some((
-            "Missing",
+            "MissingValue",
             "the call carries no secret \"API_KEY\": declare it with .needs_secret(\"API_KEY\") on the tool; locally, give it with `kindgi call --secret API_KEY=…` or the line `API_KEY=…` in .kindgi/secrets.env under `kindgi dev`, or TestContext::secret in a test"
         ))
     );

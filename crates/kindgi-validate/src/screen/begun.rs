@@ -1,5 +1,5 @@
 //! Where a read stopped in a JSON text: the members it had begun, for
-//! [`Validator::issues_from_refused_text`](crate::Validator::issues_from_refused_text).
+//! `Validator::issues_from_refused_text`.
 //!
 //! A read that checks every value in text order and stopped at byte `at`
 //! had checked every member of an array or object that another member of

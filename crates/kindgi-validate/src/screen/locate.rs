@@ -1,6 +1,6 @@
 //! The lone error: where the text of an instance with exactly one error
 //! has it, found with no tree built, for
-//! [`Validator::issues_from_text`](crate::Validator::issues_from_text).
+//! `Validator::issues_from_text`.
 //!
 //! The walk checks every value as the screen's does, but where a value
 //! fails a keyword it notes where (the instance path) and which schema and

@@ -1,7 +1,7 @@
 //! The screen and a typed read in one pass: a deserializer wrapped so that
 //! every value the reader's type takes is checked as it goes by, and every
 //! value the type skips is walked by the screen itself, for
-//! [`Validator::deserialize_passing`](crate::Validator::deserialize_passing).
+//! `Validator::deserialize_passing`.
 //!
 //! The checks are the walk's own ([`Walk`], [`MapCheck`], [`SeqCheck`]):
 //! a read that ends well saw every value of the text checked, so it passes

@@ -73,6 +73,7 @@ macro_rules! visit_scalars {
 pub(super) use visit_scalars;
 
 /// Whether `text` passes `plan` (see [`crate::Validator::accepts_text`]).
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn passes(plan: &Plan, text: &[u8]) -> bool {
     // Read as `str`, checked once here rather than string by string.
     let Ok(text) = std::str::from_utf8(text) else {

@@ -5,38 +5,24 @@
 
 use std::any::Any;
 
-use kindgi_validate::Validator;
+use kindgi_validate::{TextRefusal, Validator};
 use serde::de::DeserializeOwned;
 
 use super::text_numbers::from_text_passing;
 
 /// Reads a handler's input type from JSON text in one pass, every value
 /// checked against the tool's input schema as it is read (see
-/// [`read_passing`]). An error says "take the full path": parse the tree,
-/// fill it, validate it.
-pub(crate) type TextReader = fn(&str, &Validator) -> Result<Box<dyn Any + Send>, Refused>;
-
-/// Why a [`TextReader`] left an input to the full path.
-#[derive(Debug)]
-pub(crate) enum Refused {
-    /// An object misses properties with a `default`, no more: filled in,
-    /// the input may well be valid.
-    ToFill,
-    /// Anything else: most likely invalid. The read's error, which says
-    /// where it stopped ([`Validator::issues_from_refused_text`]).
-    Other(serde_json::Error),
-}
+/// [`read_passing`]). A refusal says why the text wasn't read: the plain
+/// path (parse the tree, fill it, validate it) answers it, unless it is
+/// already the input's issues.
+pub(crate) type TextReader = fn(&str, &Validator) -> Result<Box<dyn Any + Send>, TextRefusal>;
 
 /// The [`TextReader`] of input type `T`.
 pub(crate) fn read_passing<T: DeserializeOwned + Send + 'static>(
     text: &str,
     validator: &Validator,
-) -> Result<Box<dyn Any + Send>, Refused> {
-    match from_text_passing::<T>(text, validator) {
-        Ok(value) => Ok(Box::new(value)),
-        Err(error) if Validator::refused_for_a_default(&error) => Err(Refused::ToFill),
-        Err(error) => Err(Refused::Other(error)),
-    }
+) -> Result<Box<dyn Any + Send>, TextRefusal> {
+    from_text_passing::<T>(text, validator).map(|value| Box::new(value) as Box<dyn Any + Send>)
 }
 
 #[cfg(test)]
@@ -97,7 +83,10 @@ mod tests {
             r#"{"count": 3"#,
         ] {
             let read = read_passing::<Order>(text, &order_schema());
-            assert!(matches!(read, Err(Refused::Other(_))), "{text}");
+            assert!(
+                matches!(read, Err(TextRefusal::Invalid(_) | TextRefusal::Unsure)),
+                "{text}"
+            );
         }
     }
 
@@ -111,8 +100,14 @@ mod tests {
             }
         }));
         let read = |text| read_passing::<Order>(text, &defaulted).err();
-        assert!(matches!(read(r#"{"note": "hi"}"#), Some(Refused::ToFill)));
-        assert!(matches!(read(r#"{"note": 1}"#), Some(Refused::Other(_))));
+        assert!(matches!(
+            read(r#"{"note": "hi"}"#),
+            Some(TextRefusal::ToFill)
+        ));
+        assert!(matches!(
+            read(r#"{"note": 1}"#),
+            Some(TextRefusal::Invalid(_) | TextRefusal::Unsure)
+        ));
         // Missing both a default and what is required: invalid.
         let required = validator(json!({
             "type": "object",
@@ -123,7 +118,10 @@ mod tests {
             "required": ["note"]
         }));
         let read = read_passing::<Order>("{}", &required);
-        assert!(matches!(read, Err(Refused::Other(_))));
+        assert!(matches!(
+            read,
+            Err(TextRefusal::Invalid(_) | TextRefusal::Unsure)
+        ));
     }
 
     #[test]
@@ -132,7 +130,10 @@ mod tests {
         // the error.
         let any = validator(json!({}));
         let read = read_passing::<Order>(r#"{"count": "three"}"#, &any);
-        assert!(matches!(read, Err(Refused::Other(_))));
+        assert!(matches!(
+            read,
+            Err(TextRefusal::Invalid(_) | TextRefusal::Unsure)
+        ));
         let tree = ToolInput::Tree(json!({"count": "three"}));
         assert_eq!(
             tree.read::<Order>()

@@ -11,7 +11,7 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use kindgi_validate::Validator;
+use kindgi_validate::{TextRefusal, Validator};
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
@@ -23,16 +23,12 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 
 /// Reads `text` into `T`, integral floats as integers, every value checked
 /// against `validator` as it is read, in one pass
-/// ([`Validator::deserialize_passing`]): an error unless the text passes
-/// the validator's screen and `T` reads it.
+/// ([`Validator::read_checked`]).
 pub(crate) fn from_text_passing<T: de::DeserializeOwned>(
     text: &str,
     validator: &Validator,
-) -> serde_json::Result<T> {
-    let mut reader = serde_json::Deserializer::from_str(text);
-    let value = validator.deserialize_passing(Integral(PhantomData::<T>), &mut reader)?;
-    reader.end()?;
-    Ok(value)
+) -> Result<T, TextRefusal> {
+    validator.read_checked(text, Integral(PhantomData::<T>))
 }
 
 /// Reads `text` into `T`, integral floats as integers.

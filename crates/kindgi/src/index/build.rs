@@ -10,8 +10,8 @@ use kindgi_protocol::{
 };
 use serde_json::{Map, Value};
 
-use super::PackConfig;
 use super::resolve::Lookup;
+use super::{PackConfig, PackProblems};
 use crate::{Agent, Flow, Guardrail, Pack, Tool};
 
 /// The pins that make an index reproducible.
@@ -39,7 +39,7 @@ pub fn build_index(
     pack: &Pack,
     config: &PackConfig,
     pins: &Pins,
-) -> Result<PackIndex, Vec<String>> {
+) -> Result<PackIndex, PackProblems> {
     let mut problems = Vec::new();
     let lookup = Lookup::new(pack, &config.version);
 
@@ -87,7 +87,7 @@ pub fn build_index(
     if !problems.is_empty() {
         let mut reported = BTreeSet::new();
         problems.retain(|p| reported.insert(p.clone()));
-        return Err(problems);
+        return Err(problems.into());
     }
     tools.sort_by(|a, b| by_id(&a.id, &b.id));
     guardrails.sort_by(|a, b| by_id(&a.id, &b.id));
@@ -507,7 +507,9 @@ mod tests {
     const FILE: &str = "src/index/build.rs";
 
     fn problems(pack: &Pack) -> Vec<String> {
-        build_index(pack, &config(), &pins()).expect_err("invalid")
+        build_index(pack, &config(), &pins())
+            .expect_err("invalid")
+            .into_vec()
     }
 
     #[test]

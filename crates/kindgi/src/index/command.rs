@@ -116,7 +116,11 @@ fn index(pack: &Pack, args: &[String]) -> Result<Value, Failure> {
         ));
     }
     let config = read_pack_config(&pack_dir).map_err(|problems| {
-        Failure::new("config-invalid", "The pack's config is invalid", problems)
+        Failure::new(
+            "config-invalid",
+            "The pack's config is invalid",
+            problems.into_vec(),
+        )
     })?;
     let output = args.output.unwrap_or_else(|| pack_dir.join("index.json"));
     let pins = Pins {
@@ -128,8 +132,9 @@ fn index(pack: &Pack, args: &[String]) -> Result<Value, Failure> {
         }),
         published_at: args.published_at.unwrap_or_else(write::now_published_at),
     };
-    let index = build_index(pack, &config, &pins)
-        .map_err(|problems| Failure::new("pack-invalid", "The pack has mistakes", problems))?;
+    let index = build_index(pack, &config, &pins).map_err(|problems| {
+        Failure::new("pack-invalid", "The pack has mistakes", problems.into_vec())
+    })?;
     write_atomically(&output, &index_bytes(&index))
         .map_err(|message| Failure::new("write-failed", message, Vec::new()))?;
     Ok(json!({

@@ -25,6 +25,8 @@ use std::path::{Path, PathBuf};
 use kindgi_protocol::EnvSpec;
 use toml::Value;
 
+use super::PackProblems;
+
 /// The pack's id, version and declared process env.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PackConfig {
@@ -63,14 +65,14 @@ pub(crate) fn env_name_problem(name: &str) -> Option<String> {
 /// # Errors
 ///
 /// Every problem found, each a sentence naming the file and the key.
-pub fn read_pack_config(pack_dir: &Path) -> Result<PackConfig, Vec<String>> {
+pub fn read_pack_config(pack_dir: &Path) -> Result<PackConfig, PackProblems> {
     let path = pack_dir.join("Cargo.toml");
     let text = std::fs::read_to_string(&path)
         .map_err(|e| vec![format!("Cannot read {}: {e}", path.display())])?;
     let origin = path.display().to_string();
-    parse_with(&text, &origin, &|doc| {
+    Ok(parse_with(&text, &origin, &|doc| {
         workspace_version(doc, pack_dir, &origin)
-    })
+    })?)
 }
 
 /// Parses the text of a pack's `Cargo.toml`; `origin` names it in messages.
@@ -83,13 +85,17 @@ pub fn read_pack_config(pack_dir: &Path) -> Result<PackConfig, Vec<String>> {
 /// # Errors
 ///
 /// As [`read_pack_config`].
-pub fn parse_pack_config(text: &str, origin: &str) -> Result<PackConfig, Vec<String>> {
-    parse_with(text, origin, &|doc| match doc.get("workspace") {
-        Some(_) => version_of_workspace(doc, origin, origin),
-        None => Err(format!(
-            "{origin}: the package's version is the workspace's (version.workspace = true), and this manifest alone doesn't say the workspace's version: set version in [package.metadata.kindgi]"
-        )),
-    })
+pub fn parse_pack_config(text: &str, origin: &str) -> Result<PackConfig, PackProblems> {
+    Ok(parse_with(
+        text,
+        origin,
+        &|doc| match doc.get("workspace") {
+            Some(_) => version_of_workspace(doc, origin, origin),
+            None => Err(format!(
+                "{origin}: the package's version is the workspace's (version.workspace = true), and this manifest alone doesn't say the workspace's version: set version in [package.metadata.kindgi]"
+            )),
+        },
+    )?)
 }
 
 /// The workspace's package version, for a manifest whose `[package]`
@@ -324,7 +330,8 @@ mod tests {
             "#,
             "Cargo.toml",
         )
-        .expect_err("invalid");
+        .expect_err("invalid")
+        .into_vec();
         assert_eq!(
             problems,
             [
@@ -405,7 +412,9 @@ mod tests {
     fn an_inherited_version_that_cant_be_resolved_names_the_files() {
         let dir = workspace("[workspace]\nmembers = [\"packs/*\"]\n", INHERITING);
         let pack_dir = dir.path().join("packs/acme");
-        let problems = read_pack_config(&pack_dir).expect_err("no version");
+        let problems = read_pack_config(&pack_dir)
+            .expect_err("no version")
+            .into_vec();
         let root = std::fs::canonicalize(dir.path())
             .expect("root")
             .join("Cargo.toml");
@@ -420,7 +429,9 @@ mod tests {
 
         let alone = tempfile::tempdir().expect("temp dir");
         std::fs::write(alone.path().join("Cargo.toml"), INHERITING).expect("manifest");
-        let problems = read_pack_config(alone.path()).expect_err("no workspace");
+        let problems = read_pack_config(alone.path())
+            .expect_err("no workspace")
+            .into_vec();
         assert_eq!(problems.len(), 1);
         assert!(
             problems[0].starts_with(&format!(
@@ -431,7 +442,9 @@ mod tests {
         );
 
         assert_eq!(
-            parse_pack_config(INHERITING, "x/Cargo.toml").expect_err("text alone"),
+            parse_pack_config(INHERITING, "x/Cargo.toml")
+                .expect_err("text alone")
+                .into_vec(),
             [
                 "x/Cargo.toml: the package's version is the workspace's (version.workspace = true), and this manifest alone doesn't say the workspace's version: set version in [package.metadata.kindgi]"
             ]
@@ -441,12 +454,16 @@ mod tests {
     #[test]
     fn missing_table_and_bad_toml() {
         assert_eq!(
-            parse_pack_config("[package]\nname='p'\n", "x/Cargo.toml").expect_err("no table"),
+            parse_pack_config("[package]\nname='p'\n", "x/Cargo.toml")
+                .expect_err("no table")
+                .into_vec(),
             [
                 "x/Cargo.toml has no [package.metadata.kindgi] table: add one with the pack's id, e.g. id = \"acme\""
             ]
         );
-        let problems = parse_pack_config("[package", "Cargo.toml").expect_err("bad toml");
+        let problems = parse_pack_config("[package", "Cargo.toml")
+            .expect_err("bad toml")
+            .into_vec();
         assert!(
             problems[0].starts_with("Cargo.toml is not valid TOML: "),
             "{problems:?}"

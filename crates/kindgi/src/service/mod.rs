@@ -36,6 +36,7 @@ pub(crate) mod decode;
 mod drain;
 mod env_filter;
 mod limits;
+#[cfg_attr(not(feature = "dev-front"), allow(dead_code, unreachable_pub))]
 pub mod pack_http;
 pub(crate) mod placement;
 mod process_env;

@@ -2,9 +2,11 @@
 //! server standing in front of a pack service — `kindgi dev`'s front — needs
 //! to answer exactly as the service does: the JSON bodies of its refusals,
 //! the token and content-type checks, and the reading of a request body
-//! within its limit.
+//! within its limit. Public only with the `dev-front` feature, for the
+//! `kindgi` command: not part of the SDK's API.
 //!
 //! ```
+//! # #[cfg(feature = "dev-front")] {
 //! use kindgi::pack_http;
 //! use http::{HeaderMap, Method, StatusCode};
 //!
@@ -14,6 +16,7 @@
 //! assert_eq!(pack_http::bad_token().status(), StatusCode::UNAUTHORIZED);
 //! let refused = pack_http::wrong_method(&Method::GET, &Method::POST);
 //! assert_eq!(refused.map(|r| r.status()), Some(StatusCode::METHOD_NOT_ALLOWED));
+//! # }
 //! ```
 
 use std::time::Duration;

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use kindgi::{FileValue, Stored, Tool, ToolContext, ToolError};
+use kindgi::{FileValue, StoreOutcome, Tool, ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -56,11 +56,11 @@ async fn weekly_report(
         .store(bytes, "support-report.pdf", "application/pdf")
         .await?
     {
-        Stored::File(file) => Ok(ReportOutput {
+        StoreOutcome::File(file) => Ok(ReportOutput {
             files: vec![file],
             tickets,
         }),
-        Stored::NotStored(why) => Err(ToolError::new(
+        StoreOutcome::NotStored(why) => Err(ToolError::new(
             "NotStored",
             format!("the runtime didn't store the report: {why}"),
         )),

@@ -1,6 +1,6 @@
 //! `stress.store`: stores a text file through the call's files.
 
-use kindgi::{FileValue, Stored, Tool, ToolContext, ToolError};
+use kindgi::{FileValue, StoreOutcome, Tool, ToolContext, ToolError};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -32,11 +32,11 @@ async fn store(input: StoreInput, ctx: ToolContext) -> Result<StoreOutput, ToolE
         .store(input.text.into_bytes(), &input.name, "text/plain")
         .await?
     {
-        Stored::File(file) => Ok(StoreOutput {
+        StoreOutcome::File(file) => Ok(StoreOutput {
             files: vec![file],
             not_stored: None,
         }),
-        Stored::NotStored(why) => Ok(StoreOutput {
+        StoreOutcome::NotStored(why) => Ok(StoreOutput {
             files: Vec::new(),
             not_stored: Some(format!("{why:?}")),
         }),

@@ -6,10 +6,10 @@
 //! handler's [`TextReader`](crate::authoring::text_input::TextReader)). No tree
 //! of a valid input is built, and its text is parsed once.
 //!
-//! An input that reader refuses with one error is answered from its text
-//! (its issues found as it is read once more, past what the typed read had
-//! checked); any other it can't settle — a default to fill, several
-//! errors — is parsed into a tree for the plain path. Whatever is not a
+//! An input that reader refuses with one error is answered with its
+//! issues ([`kindgi_validate::Validator::read_checked`] finds them from its
+//! text); any other it can't settle — a default to fill, several errors —
+//! is parsed into a tree for the plain path. Whatever is not a
 //! well-formed tool invoke gives `None`: [`parse_request`] then reads it
 //! and finds the contract's answer.
 //!
@@ -19,11 +19,11 @@ use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 
 use kindgi_protocol::{Request, parse_request_value};
+use kindgi_validate::TextRefusal;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::{Input, ToolCall};
-use crate::authoring::text_input::Refused;
 use crate::service::state::{Invoker, ToolRuntime};
 
 /// `body` as a tool invoke with its input read by the tool's reader, or
@@ -68,19 +68,10 @@ fn read(tool: &ToolRuntime, text: &str) -> Option<Input> {
     let read = std::panic::catch_unwind(AssertUnwindSafe(|| reader(text, &tool.input)));
     match read {
         Ok(Ok(value)) => Some(Input::Checked(value)),
+        Ok(Err(TextRefusal::Invalid(issues))) => Some(Input::Invalid(issues)),
         Err(payload) => Some(Input::Panicked(payload)),
-        // Missing no more than a default: filled on the plain path.
-        Ok(Err(Refused::ToFill)) => tree(text),
-        // Its issues found from the text, past what the read checked.
-        Ok(Err(Refused::Other(refused))) => {
-            match tool
-                .input
-                .issues_from_refused_text(text.as_bytes(), &refused)
-            {
-                Some(issues) => Some(Input::Invalid(issues)),
-                None => tree(text),
-            }
-        }
+        // A default to fill, or not settled from the text: the plain path.
+        Ok(Err(_)) => tree(text),
     }
 }
 
