@@ -7,7 +7,10 @@
 //! screen passes. The issues `issues_from_text` finds from a
 //! text are exactly those the full path gives for its tree, filled, and
 //! `issues_from_refused_text` finds the same past where a
-//! typed read stopped. Never a panic or a hang.
+//! typed read stopped. Never a panic or a hang. Its schemas are made from
+//! the fuzz bytes (the shapes derived schemas take: nested objects, arrays,
+//! `anyOf` / `oneOf`, bounds, formats, defaults), or are a few fixed ones,
+//! or any JSON the bytes hold.
 
 #![no_main]
 
@@ -231,10 +234,141 @@ fn check(validator: &Validator, text: &[u8]) {
     assert!(!repeats, "the screen passed a text with a repeated key");
 }
 
+/// A schema of the shapes derived schemas take, made from fuzz bytes.
+struct Generated<'a> {
+    bytes: &'a [u8],
+}
+
+impl Generated<'_> {
+    /// The next byte; 0 once they run out.
+    fn byte(&mut self) -> u8 {
+        let Some((&first, rest)) = self.bytes.split_first() else {
+            return 0;
+        };
+        self.bytes = rest;
+        first
+    }
+
+    /// A small signed number.
+    fn small(&mut self) -> i64 {
+        i64::from(self.byte() as i8) / 4
+    }
+
+    /// A schema, nested at most `depth` more levels.
+    fn schema(&mut self, depth: u8) -> Value {
+        let kinds = if depth == 0 { 6 } else { 9 };
+        let mut schema = match self.byte() % kinds {
+            0 => json!({"type": "null"}),
+            1 => json!({"type": "boolean"}),
+            2 => json!({"type": "integer"}),
+            3 => json!({"type": "number"}),
+            4 => json!({"type": "string"}),
+            5 => {
+                let values = [json!(1), json!(2.5), json!("a"), json!(null), json!(true)];
+                let count = 1 + usize::from(self.byte() % 4);
+                json!({"enum": values[..count]})
+            }
+            6 => json!({"type": "array", "items": self.schema(depth - 1)}),
+            7 => self.object(depth - 1),
+            _ => {
+                let keyword = if self.byte() % 2 == 0 { "anyOf" } else { "oneOf" };
+                json!({keyword: [self.schema(depth - 1), self.schema(depth - 1)]})
+            }
+        };
+        // Bounds, formats and defaults, each or not.
+        let bits = self.byte();
+        let map = schema.as_object_mut().expect("an object");
+        match map.get("type").and_then(Value::as_str) {
+            Some("integer" | "number") => {
+                if bits & 1 != 0 {
+                    map.insert("minimum".into(), json!(self.small()));
+                }
+                if bits & 2 != 0 {
+                    map.insert("exclusiveMaximum".into(), json!(self.small() + 40));
+                }
+                if bits & 4 != 0 {
+                    map.insert("multipleOf".into(), json!(1 + self.byte() % 4));
+                }
+            }
+            Some("string") => {
+                if bits & 1 != 0 {
+                    map.insert("minLength".into(), json!(self.byte() % 3));
+                }
+                if bits & 2 != 0 {
+                    map.insert("maxLength".into(), json!(2 + self.byte() % 6));
+                }
+                if bits & 4 != 0 {
+                    let format = ["date-time", "email", "uuid", "date"][usize::from(self.byte() % 4)];
+                    map.insert("format".into(), json!(format));
+                }
+            }
+            Some("array") => {
+                if bits & 1 != 0 {
+                    map.insert("minItems".into(), json!(self.byte() % 2));
+                }
+                if bits & 2 != 0 {
+                    map.insert("maxItems".into(), json!(1 + self.byte() % 3));
+                }
+            }
+            _ => {}
+        }
+        if bits & 8 != 0 {
+            // Nullable, as an `Option` derives.
+            if let Some(Value::String(kind)) = map.get("type").cloned() {
+                map.insert("type".into(), json!([kind, "null"]));
+            }
+        }
+        schema
+    }
+
+    /// An object of up to four properties, some required, some with a
+    /// default, open or closed.
+    fn object(&mut self, depth: u8) -> Value {
+        const NAMES: [&str; 5] = ["a", "b", "quantity", "quantityMax", "q"];
+        let mut properties = serde_json::Map::new();
+        let mut required = Vec::new();
+        for _ in 0..self.byte() % 5 {
+            let name = NAMES[usize::from(self.byte()) % NAMES.len()];
+            let mut property = self.schema(depth);
+            match self.byte() % 4 {
+                0 => required.push(json!(name)),
+                1 => {
+                    property
+                        .as_object_mut()
+                        .expect("an object")
+                        .insert("default".into(), json!(null));
+                }
+                _ => {}
+            }
+            properties.insert(name.into(), property);
+        }
+        let additional = match self.byte() % 3 {
+            0 => json!(false),
+            1 => json!(true),
+            _ => self.schema(0),
+        };
+        json!({
+            "type": "object",
+            "properties": properties,
+            "required": required,
+            "additionalProperties": additional
+        })
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
+    if mode % 4 == 1 {
+        // A generated schema, then an arbitrary text.
+        let mut generated = Generated { bytes: rest };
+        let schema = generated.schema(3);
+        if let Ok(validator) = Validator::new(&schema) {
+            check(&validator, generated.bytes);
+        }
+        return;
+    }
     if mode % 4 != 0 {
         // A schema with a plan and an arbitrary text.
         let schemas = schemas();

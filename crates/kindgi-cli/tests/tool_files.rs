@@ -274,13 +274,26 @@ async fn busy_when_the_memory_budget_has_no_room() {
     tokio::io::AsyncWriteExt::write_all(&mut slow, head.as_bytes())
         .await
         .expect("write");
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let busy = rt.store(&tok, &[b'b'; 500], None, None).await;
+    // Once the runtime holds the slow upload's bytes, a second is refused.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let busy = loop {
+        let answer = rt.store(&tok, &[b'b'; 500], None, None).await;
+        if answer.status == 503 || std::time::Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     busy.assert_error(503, "tool-files-busy");
     assert_eq!(busy.header("retry-after"), Some("1"));
+    // Once the slow upload is gone, its bytes are given back.
     drop(slow);
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let stored = rt.store(&tok, &[b'b'; 500], None, None).await;
+    let stored = loop {
+        let answer = rt.store(&tok, &[b'b'; 500], None, None).await;
+        if answer.status != 503 || std::time::Instant::now() > deadline {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
     assert!(stored.json()["file"].is_object(), "{:?}", stored.json());
 }
 

@@ -301,6 +301,21 @@ impl ListeningProcess {
         }
     }
 
+    /// Waits up to `timeout` until the records so far satisfy `holds`
+    /// (checked every 10 ms); whether they did.
+    pub fn wait_records(&self, holds: impl Fn(&[Value]) -> bool, timeout: Duration) -> bool {
+        let started = Instant::now();
+        loop {
+            if holds(&self.records()) {
+                return true;
+            }
+            if started.elapsed() > timeout {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
     /// Waits up to `timeout` for a record of `kind`.
     pub fn wait_record(&self, kind: &str, timeout: Duration) -> Option<Value> {
         self.wait_record_where(|r| r["kind"] == kind, timeout)

@@ -11,6 +11,8 @@ use crate::common::{heavy, start};
 
 /// The drain window (8 s) and slack for a loaded two-core machine.
 const WINDOW: Duration = Duration::from_secs(10);
+/// How long a test waits for a record.
+const WAIT: Duration = Duration::from_secs(30);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn sigterm_under_load_loses_and_doubles_nothing() {
@@ -118,7 +120,8 @@ async fn calls_past_the_drain_window_are_answered_cancelled_before_exit() {
     use kindgi_reliability::{http, invoke, proc};
     use serde_json::json;
     let _heavy = heavy().await;
-    let mut service = start(&ServiceOptions::default());
+    // Debug records: the handlers say when they began.
+    let mut service = start(&ServiceOptions::default().env("KINDGI_LOG_LEVEL", "debug"));
     let addr = service.addr();
     let mut calls = Vec::new();
     for (tool, input) in [
@@ -132,7 +135,13 @@ async fn calls_past_the_drain_window_are_answered_cancelled_before_exit() {
         }));
     }
     // Both running.
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    let began = |records: &[serde_json::Value]| {
+        ["stress.sleep began", "stress.block began"]
+            .iter()
+            .all(|message| records.iter().any(|r| r["message"] == *message))
+    };
+    let running = tokio::task::block_in_place(|| service.wait_records(began, WAIT));
+    assert!(running, "both handlers began");
     let exit = proc::watch_exit(
         service.pid(),
         Duration::from_millis(5),

@@ -162,6 +162,14 @@ fn error_calls(
     calls
 }
 
+/// How many `stress.sleep` handlers have begun (a debug record each).
+fn sleeps_begun(records: &[Value]) -> usize {
+    records
+        .iter()
+        .filter(|r| r["message"] == "stress.sleep began")
+        .count()
+}
+
 /// Every sentinel of `sets`, and the pack token, absent from `text`.
 fn assert_absent(sets: &[&Sentinels], token: &str, text: &str, where_: &str) {
     for s in sets {
@@ -191,7 +199,13 @@ async fn no_secret_reaches_logs_or_answers_under_load_and_errors() {
             }
         }
     });
-    let service = start(&ServiceOptions::default().max_concurrency(64));
+    // Debug records too: the handlers say when they began, and no secret
+    // may reach those either.
+    let service = start(
+        &ServiceOptions::default()
+            .max_concurrency(64)
+            .env("KINDGI_LOG_LEVEL", "debug"),
+    );
     let mut all_sets = Vec::new();
     let mut answers = String::new();
     // Eight rounds of every error path, all at once.
@@ -227,13 +241,17 @@ async fn no_secret_reaches_logs_or_answers_under_load_and_errors() {
         }
         answers.push_str(&format!("{:?}\n{}\n", answer.headers, answer.text()));
     }
-    // Cancelled: the caller goes away mid-call.
+    // Cancelled: the caller goes away mid-call, once its handler began.
     for i in 0..8 {
         let s = Sentinels::new(&format!("cancel-{i}"));
+        let before = sleeps_begun(&service.records());
         let request = call(&service, &s, "stress.sleep", json!({"ms": 10_000}));
         let mut conn = Connection::open(service.addr()).await.expect("connect");
         conn.send(&request.to_bytes()).await.expect("send");
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        let began = tokio::task::block_in_place(|| {
+            service.wait_records(|records| sleeps_begun(records) > before, WAIT)
+        });
+        assert!(began, "the cancelled call's handler began");
         drop(conn);
         all_sets.push(s);
     }
@@ -248,16 +266,16 @@ async fn no_secret_reaches_logs_or_answers_under_load_and_errors() {
     assert_eq!(answer.status, 401);
     answers.push_str(&answer.text());
     all_sets.push(s);
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    let records = service.records_of("call");
-    assert!(
-        records.iter().any(|r| r["outcome"] == "cancelled"),
-        "the cancelled calls were logged"
-    );
-    assert!(
-        service.records_of("panic").len() >= 8,
-        "the panics were logged"
-    );
+    let logged = |records: &[Value]| {
+        let cancelled = records
+            .iter()
+            .filter(|r| r["kind"] == "call" && r["outcome"] == "cancelled")
+            .count();
+        let panics = records.iter().filter(|r| r["kind"] == "panic").count();
+        cancelled >= 8 && panics >= 8
+    };
+    let logged = tokio::task::block_in_place(|| service.wait_records(logged, WAIT));
+    assert!(logged, "the cancelled calls and the panics were logged");
     let sets: Vec<&Sentinels> = all_sets.iter().collect();
     assert_absent(&sets, service.token(), &answers, "an answer");
     assert_absent(&sets, service.token(), &service.output(), "stdout/stderr");
@@ -307,14 +325,22 @@ async fn a_handler_logging_its_credentials_logs_them_redacted() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn refusals_carry_no_secret() {
-    let mut service = start(&ServiceOptions::default().max_concurrency(1));
+    let mut service = start(
+        &ServiceOptions::default()
+            .max_concurrency(1)
+            .env("KINDGI_LOG_LEVEL", "debug"),
+    );
     let s = Sentinels::new("refused");
     let hold = {
         let request = call(&service, &s, "stress.sleep", json!({"ms": 1500}));
         let addr = service.addr();
         tokio::spawn(async move { http::exchange(addr, &request, WAIT).await })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The held call runs: the one slot is taken.
+    let held_runs = tokio::task::block_in_place(|| {
+        service.wait_records(|records| sleeps_begun(records) == 1, WAIT)
+    });
+    assert!(held_runs, "the held call began");
     let overloaded = http::exchange(
         service.addr(),
         &call(&service, &s, "stress.sleep", json!({"ms": 1})),
@@ -324,7 +350,8 @@ async fn refusals_carry_no_secret() {
     .expect_answer("overloaded");
     assert_eq!(overloaded.status, 503);
     service.sigterm();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    let draining = tokio::task::block_in_place(|| service.wait_record("draining", WAIT));
+    assert!(draining.is_some(), "the service began draining");
     let draining = http::exchange(
         service.addr(),
         &call(&service, &s, "stress.sleep", json!({"ms": 1})),
@@ -477,8 +504,9 @@ async fn a_files_redirect_to_another_origin_is_not_followed() {
     .await
     .expect_answer("the store call");
     let body = answer.json_or_null();
-    // A retry or a followed redirect would come within a few seconds.
-    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The handler answered once its store was: a retry or a followed
+    // redirect would have reached the servers (which record a request
+    // before they answer it) by now.
     let sent_to_store = store.seen();
     let elsewhere: Vec<String> = other
         .seen()

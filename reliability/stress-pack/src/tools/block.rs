@@ -22,6 +22,9 @@ pub(crate) struct BlockOutput {
 }
 
 fn block(input: BlockInput, _ctx: ToolContext) -> Result<BlockOutput, ToolError> {
+    // What a test waits for to know the call is running (shown with
+    // `KINDGI_LOG_LEVEL=debug`).
+    kindgi::tracing::debug!(ms = input.ms, "stress.block began");
     std::thread::sleep(Duration::from_millis(input.ms));
     Ok(BlockOutput { blocked: input.ms })
 }

@@ -21,6 +21,9 @@ pub(crate) struct SleepOutput {
 }
 
 async fn sleep(input: SleepInput, ctx: ToolContext) -> Result<SleepOutput, ToolError> {
+    // What a test waits for to know the call is running (shown with
+    // `KINDGI_LOG_LEVEL=debug`).
+    kindgi::tracing::debug!(ms = input.ms, "stress.sleep began");
     tokio::select! {
         () = tokio::time::sleep(Duration::from_millis(input.ms)) => {}
         _ = ctx.cancelled() => {}
