@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::authoring::input::ToolInput;
-use crate::service::decode::{Decoded, Input, decode_reading_text};
+use crate::service::decode::{Decoded, Input, decode};
 use crate::service::state::{Invoker, ToolRuntime};
 use crate::{Pack, Tool, ToolContext, ToolError};
 
@@ -97,7 +97,7 @@ enum Settled {
 /// Where the two differ: that is what the fuzz target looks for.
 pub fn decode_both_ways(body: &[u8]) {
     let invoker = invoker();
-    let fast = settle(invoker, decode_reading_text(invoker, body));
+    let fast = settle(invoker, decode(invoker, body));
     let plain = settle(invoker, parse_request(body).map(Decoded::from));
     assert_eq!(
         fast,

@@ -190,7 +190,7 @@ pub(crate) async fn admit(
     // What parsing will build, at most: past the budget, the call is
     // refused before it is parsed (it has not run).
     let placement = Placement::for_body(body.len());
-    let cost = placement.run_on(&body, |text| parsed_cost(text)).await;
+    let cost = placement.run(|| parsed_cost(&body));
     if !memory.grow(cost) {
         return Err(overloaded());
     }

@@ -3,7 +3,6 @@
 //! being a thrown error), answer its result.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 
 use kindgi_protocol::{CheckInvoke, ErrorCode, ErrorResponse, Response};
 use serde_json::Value;
@@ -21,11 +20,8 @@ pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallM
     let mut record = CallRecord::new(state, called, meta, Cancellation::new());
     // A check's `evaluate` is the pack's own synchronous code: over a large
     // trace it runs off the worker too.
-    let check = state.checks.get(&invoke.check.id).map(Arc::clone);
-    let response = meta
-        .placement
-        .run(move || answer(check.as_deref(), invoke))
-        .await;
+    let check = state.checks.get(&invoke.check.id);
+    let response = meta.placement.run(|| answer(check.map(|c| &**c), invoke));
     record.finish(&response);
     Answer::Message(response)
 }

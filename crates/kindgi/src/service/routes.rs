@@ -154,12 +154,10 @@ async fn invoke(
             request_id: header_text(headers.request_id).map(str::to_owned),
         },
     );
+    // The body is freed once decoded: what the call goes on with is its own.
     let body = std::mem::take(&mut admitted.body);
-    let decoder = Arc::clone(&state);
-    let decoded = meta
-        .placement
-        .run(move || decode(&decoder.invoker, &body))
-        .await;
+    let decoded = meta.placement.run(|| decode(&state.invoker, &body));
+    drop(body);
     let invoker = &state.invoker;
     let outcome = match decoded {
         Err(malformed) => Answer::Message(malformed.into()),

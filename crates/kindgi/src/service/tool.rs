@@ -119,16 +119,12 @@ async fn answer_tool(
     }
     let input = match input {
         Input::Unchecked(mut input) => {
-            let runtime = Arc::clone(tool);
-            let checked = meta
-                .placement
-                .run(move || {
-                    runtime.input.fill_defaults(&mut input);
-                    runtime.input.validate(&input).map(|()| input)
-                })
-                .await;
+            let checked = meta.placement.run(|| {
+                tool.input.fill_defaults(&mut input);
+                tool.input.validate(&input)
+            });
             match checked {
-                Ok(input) => ToolInput::Tree(input),
+                Ok(()) => ToolInput::Tree(input),
                 Err(issues) => return bad_input(id, issues),
             }
         }
@@ -155,15 +151,7 @@ async fn answer_tool(
     };
     match outcome {
         Outcome::Reply(ReplyValue::Output(output)) => {
-            let runtime = Arc::clone(tool);
-            let (output, checked) = meta
-                .placement
-                .run(move || {
-                    let checked = runtime.output.validate(&output);
-                    (output, checked)
-                })
-                .await;
-            match checked {
+            match meta.placement.run(|| tool.output.validate(&output)) {
                 Ok(()) => Response::result(output),
                 Err(issues) => bad_output(id, issues),
             }

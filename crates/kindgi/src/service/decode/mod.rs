@@ -6,11 +6,14 @@
 //! The plain path is [`parse_request`]: the body is parsed into a tree, and
 //! the tool's input is filled with its defaults and validated later, as a
 //! tree ([`Input::Unchecked`]). With the `fast-input` feature (on by
-//! default) the input of a tool invoke of 1 KiB or more is instead read
-//! from its text straight into the handler's type, checked against the
-//! schema as it is read ([`text`]); whatever that reader can't settle falls
-//! back to the plain path, so both answer every body alike.
+//! default) the body's envelope is read by hand ([`envelope`]) and a tool
+//! invoke's input is read from its text straight into the handler's type,
+//! checked against the schema as it is read ([`text`]); whatever that
+//! reader can't settle falls back to the plain path, so both answer every
+//! body alike.
 
+#[cfg(feature = "fast-input")]
+mod envelope;
 #[cfg(feature = "fast-input")]
 mod text;
 
@@ -60,13 +63,6 @@ pub(crate) enum Input {
     Panicked(Box<dyn std::any::Any + Send>),
 }
 
-/// Bodies from this size on have a tool input read by the fast reader.
-/// A smaller body is mostly envelope: side by side (`bench/run`), the
-/// fast reader gains nothing on an echo call and costs a check call the
-/// read it doesn't use, while it reads a 1 MiB input twice as fast.
-#[cfg(feature = "fast-input")]
-const TEXT_READ_FROM_BYTES: usize = 1024;
-
 /// Decodes `body`, which admission let in, for `invoker`'s tools.
 ///
 /// # Errors
@@ -75,26 +71,12 @@ const TEXT_READ_FROM_BYTES: usize = 1024;
 /// not a well-formed request.
 pub(crate) fn decode(invoker: &Invoker, body: &[u8]) -> Result<Decoded, ParseError> {
     #[cfg(feature = "fast-input")]
-    if body.len() >= TEXT_READ_FROM_BYTES {
-        return decode_reading_text(invoker, body);
+    if let Some(decoded) = text::decode(invoker, body) {
+        return Ok(decoded);
     }
     #[cfg(not(feature = "fast-input"))]
     let _ = invoker;
     parse_request(body).map(Decoded::from)
-}
-
-/// [`decode`] with a tool invoke's input read by the fast reader, whatever
-/// the body's size.
-///
-/// # Errors
-///
-/// As [`decode`]'s.
-#[cfg(feature = "fast-input")]
-pub(crate) fn decode_reading_text(invoker: &Invoker, body: &[u8]) -> Result<Decoded, ParseError> {
-    match text::tool_call(invoker, body) {
-        Some(call) => Ok(Decoded::Tool(call)),
-        None => parse_request(body).map(Decoded::from),
-    }
 }
 
 impl From<Request> for Decoded {

@@ -1,64 +1,90 @@
-//! The fast reader of a tool invoke (feature `fast-input`): the body's
-//! members are split with the input kept as its text (a `&RawValue`
-//! borrow), the rest read as [`parse_request_value`] reads a message, and
-//! the input read from its text straight into the handler's type, every
-//! value checked against the tool's input schema as it is read (the
-//! handler's [`TextReader`](crate::authoring::text_input::TextReader)). No tree
-//! of a valid input is built, and its text is parsed once.
+//! The fast reader of a request (feature `fast-input`): its envelope read
+//! by hand ([`super::envelope`]), a tool invoke's input kept as its text (a
+//! `&RawValue` borrow) and read from it straight into the handler's type,
+//! every value checked against the tool's input schema as it is read (the
+//! handler's [`TextReader`](crate::authoring::text_input::TextReader)). No
+//! tree of a valid input is built.
 //!
 //! An input that reader refuses with one error is answered with its
 //! issues ([`kindgi_validate::Validator::read_checked`] finds them from its
 //! text); any other it can't settle — a default to fill, several errors —
 //! is parsed into a tree for the plain path. Whatever is not a
-//! well-formed tool invoke gives `None`: [`parse_request`] then reads it
-//! and finds the contract's answer.
+//! well-formed request gives `None`: [`parse_request`] then reads it and
+//! finds the contract's answer.
 //!
 //! [`parse_request`]: kindgi_protocol::parse_request
 
-use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
 
-use kindgi_protocol::{Request, parse_request_value};
+use kindgi_protocol::{CallContext, CheckInvoke, CheckRef, ToolRef};
 use kindgi_validate::TextRefusal;
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
-use super::{Input, ToolCall};
+use super::envelope::{self, Message};
+use super::{Decoded, Input, ToolCall};
 use crate::service::state::{Invoker, ToolRuntime};
 
-/// `body` as a tool invoke with its input read by the tool's reader, or
-/// `None` for the plain path.
-pub(super) fn tool_call(invoker: &Invoker, body: &[u8]) -> Option<ToolCall> {
+/// `body` as a well-formed request, a tool invoke's input read by its
+/// tool's reader; `None` for the plain path.
+pub(super) fn decode(invoker: &Invoker, body: &[u8]) -> Option<Decoded> {
     let text = std::str::from_utf8(body).ok()?;
-    // A key written with escapes can't be borrowed: the plain path.
-    let members: BTreeMap<&str, &RawValue> = serde_json::from_str(text).ok()?;
-    if members.get("kind").map(|kind| kind.get()) != Some(r#""invoke""#) {
-        return None;
+    let message: Message<&RawValue> = envelope::read(text, None)?;
+    if message.kind == "check-invoke" {
+        return check_invoke(message).map(Decoded::Check);
     }
-    let mut message = Map::new();
-    let mut input = None;
-    for (key, value) in members {
-        if key == "input" {
-            input = Some(value.get());
-        } else {
-            message.insert(key.to_owned(), serde_json::from_str(value.get()).ok()?);
-        }
-    }
-    let Ok(Request::Invoke(invoke)) = parse_request_value(Value::Object(message)) else {
-        return None;
-    };
-    let input = match input {
+    let (tool, input, ctx) = invoke_parts(message)?;
+    let input = match input.map(RawValue::get) {
         None => Input::Unchecked(Value::Null),
-        Some(text) => match invoker.tools.get(&invoke.tool.id) {
-            Some(tool) => read(tool, text)?,
+        Some(text) => match invoker.tools.get(&tool.id) {
+            Some(runtime) => read(runtime, text)?,
             None => tree(text)?,
         },
     };
-    Some(ToolCall {
-        tool: invoke.tool,
-        input,
-        ctx: invoke.ctx,
+    Some(Decoded::Tool(ToolCall { tool, input, ctx }))
+}
+
+/// The check invoke read as `message`, when it is a well-formed one.
+fn check_invoke(message: Message<'_, &RawValue>) -> Option<CheckInvoke> {
+    if message.v != 2.0 {
+        return None;
+    }
+    // A check invoke's `input` means nothing, but the plain path parses
+    // it: one it refuses (`1e400`, a lone surrogate) makes the body
+    // malformed there.
+    if message
+        .input
+        .is_some_and(|input| serde_json::from_str::<Value>(input.get()).is_err())
+    {
+        return None;
+    }
+    let check = message.check?;
+    if check.id.is_empty() {
+        return None;
+    }
+    Some(CheckInvoke {
+        check: CheckRef { id: check.id },
+        config: message.config?,
+        trace: message.trace.unwrap_or(Value::Null),
     })
+}
+
+/// The tool, input and context of an invoke read as `message`, when it is
+/// a well-formed one.
+fn invoke_parts<I>(message: Message<'_, I>) -> Option<(ToolRef, Option<I>, Box<CallContext>)> {
+    if message.v != 2.0 || message.kind != "invoke" {
+        return None;
+    }
+    let tool = message.tool?;
+    let ctx = message.ctx?;
+    if tool.id.is_empty() {
+        return None;
+    }
+    let tool = ToolRef {
+        id: tool.id,
+        version: tool.version,
+    };
+    Some((tool, message.input, ctx))
 }
 
 /// `text` read by `tool`'s reader; `None` when it is not one JSON value
@@ -119,7 +145,10 @@ mod tests {
             "ctx": {"tenantId": "t", "runId": "r"}
         });
         let body = serde_json::to_vec(&body).expect("JSON");
-        tool_call(invoker, &body).expect("a tool call").input
+        match decode(invoker, &body) {
+            Some(Decoded::Tool(call)) => call.input,
+            other => panic!("not a tool call: {other:?}"),
+        }
     }
 
     #[test]
@@ -159,10 +188,11 @@ mod tests {
     }
 
     #[test]
-    fn what_is_not_a_well_formed_invoke_goes_to_the_plain_path() {
+    fn what_is_not_a_well_formed_request_goes_to_the_plain_path() {
         let invoker = invoker();
         for body in [
-            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{}}"#,
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":[]}"#,
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{},"input":1e400}"#,
             r#"{"v":3,"kind":"invoke","tool":{"id":"acme.echo"},"input":{},"ctx":{"tenantId":"t","runId":"r"}}"#,
             r#"{"v":2,"kind":"invoke","tool":{"id":"acme.echo"},"input":{},"ctx":{"tenantId":"t"}}"#,
             r#"{"v":2,"kind":"invoke","tool":["acme.echo"],"input":{},"ctx":{"tenantId":"t","runId":"r"}}"#,
@@ -171,15 +201,25 @@ mod tests {
             r#"{"v":2,"kind":"invoke","tool":{"id":"acme.echo"},"input":{},"ctx":{"tenantId":"t","runId":"r"}} x"#,
             r#"{"v":2,"kind":"invoke","tool":{"id":"acme.echo"},"input":{},"ctx":{"tenantId":"t","runId":"r","projectId":null}}"#,
         ] {
-            assert!(tool_call(&invoker, body.as_bytes()).is_none(), "{body}");
+            assert!(decode(&invoker, body.as_bytes()).is_none(), "{body}");
         }
     }
 
     #[test]
-    fn the_last_of_two_same_keys_counts_as_in_a_tree() {
+    fn a_key_twice_goes_to_the_plain_path() {
         let invoker = invoker();
         let body = r#"{"v":2,"kind":"invoke","tool":{"id":"acme.echo"},"input":{"words":[1]},"input":{"words":["a"]},"ctx":{"tenantId":"t","runId":"r"}}"#;
-        let call = tool_call(&invoker, body.as_bytes()).expect("a tool call");
-        assert!(matches!(call.input, Input::Checked(_)), "{:?}", call.input);
+        assert!(decode(&invoker, body.as_bytes()).is_none());
+    }
+
+    #[test]
+    fn a_check_invoke_is_read_in_the_same_pass() {
+        let invoker = invoker();
+        let body = r#"{"v":2,"kind":"check-invoke","check":{"id":"c"},"config":{"n":1},"trace":{"output":"x"}}"#;
+        let Some(Decoded::Check(check)) = decode(&invoker, body.as_bytes()) else {
+            panic!("a check invoke");
+        };
+        assert_eq!(check.check.id, "c");
+        assert_eq!(check.trace["output"], "x");
     }
 }
