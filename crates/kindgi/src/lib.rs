@@ -24,7 +24,7 @@ pub use authoring::flow::Flow;
 pub use authoring::handler::{AsyncHandler, BlockingHandler};
 pub use authoring::pack::Pack;
 pub use authoring::refs::{AgentRef, GuardrailRef, ToolRef};
-pub use authoring::tool::{Network, Pause, Reply, ReplyValue, Tool, ToolOutput};
+pub use authoring::tool::{Network, Pause, Reply, Tool, ToolOutput};
 pub use authoring::trace::{RunTrace, TraceShapeError};
 pub use cancel::{CancelReason, Cancellation};
 pub use context::{MissingValue, ToolContext, WaitLink};
@@ -54,6 +54,7 @@ pub use tracing;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::authoring::handler::ErasedHandler;
+    pub use crate::authoring::tool::ReplyValue;
 }
 
 /// The workspace README's examples, compiled and run as doctests.
