@@ -29,7 +29,7 @@ use crate::service::state::{Invoker, ToolRuntime};
 /// tool's reader; `None` for the plain path.
 pub(super) fn decode(invoker: &Invoker, body: &[u8]) -> Option<Decoded> {
     let text = std::str::from_utf8(body).ok()?;
-    let message: Message<&RawValue> = envelope::read(text, None)?;
+    let message: Message<&RawValue> = envelope::read(text)?;
     if message.kind == "check-invoke" {
         return check_invoke(message).map(Decoded::Check);
     }
