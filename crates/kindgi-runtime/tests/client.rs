@@ -336,3 +336,79 @@ async fn connection_rejected_renews_once_and_runs_again() {
     assert_eq!(*renewer.calls.lock().expect("calls"), 1);
     assert_eq!(log.count(), 2);
 }
+
+/// A kept-alive server: answers each request of `replies` in turn (status
+/// and body), never closing a connection, and notes the peer port each
+/// request came from.
+async fn kept_alive_server(replies: Vec<(u16, &'static str)>) -> (String, Arc<Mutex<Vec<u16>>>) {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+    let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let url = format!("http://{}", listener.local_addr().expect("addr"));
+    let ports = Arc::new(Mutex::new(Vec::new()));
+    let replies = Arc::new(Mutex::new(replies.into_iter()));
+    let noted = Arc::clone(&ports);
+    tokio::spawn(async move {
+        while let Ok((stream, peer)) = listener.accept().await {
+            let (ports, replies) = (Arc::clone(&noted), Arc::clone(&replies));
+            tokio::spawn(async move {
+                let mut stream = BufReader::new(stream);
+                loop {
+                    let mut length = 0usize;
+                    loop {
+                        let mut line = String::new();
+                        if stream.read_line(&mut line).await.unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let line = line.trim_end().to_ascii_lowercase();
+                        if line.is_empty() {
+                            break;
+                        }
+                        if let Some(n) = line.strip_prefix("content-length:") {
+                            length = n.trim().parse().unwrap_or(0);
+                        }
+                    }
+                    let mut body = vec![0; length];
+                    if stream.read_exact(&mut body).await.is_err() {
+                        return;
+                    }
+                    ports.lock().expect("ports").push(peer.port());
+                    let Some((status, body)) = replies.lock().expect("replies").next() else {
+                        return;
+                    };
+                    let answer = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\nretry-after: 0\r\ncontent-length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                    if stream.get_mut().write_all(answer.as_bytes()).await.is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+    });
+    (url, ports)
+}
+
+#[tokio::test]
+async fn after_a_503_draining_no_attempt_reuses_a_kept_connection() {
+    let result = r#"{"v":2,"kind":"result","output":{}}"#;
+    let (url, ports) = kept_alive_server(vec![
+        (200, result),
+        (503, r#"{"error":"overloaded"}"#),
+        (200, result),
+        (503, r#"{"error":"draining"}"#),
+        (200, result),
+    ])
+    .await;
+    let c = client(&url);
+    for _ in 0..3 {
+        let answer = c.invoke(&call()).await.expect("answer");
+        assert_eq!(answer, Response::result(json!({})));
+    }
+    let ports = ports.lock().expect("ports").clone();
+    assert_eq!(ports.len(), 5, "{ports:?}");
+    // An overloaded service keeps its connections: the retry reuses it.
+    assert_eq!(ports[..4], [ports[0]; 4], "{ports:?}");
+    // A draining one is about to close them: the retry opens a new one.
+    assert_ne!(ports[4], ports[3], "{ports:?}");
+}

@@ -183,10 +183,12 @@ async fn trickle(
     every: Duration,
     limit: Duration,
 ) -> SlowClientReport {
+    // Timed from before the connection opens: the service's clock starts
+    // when it accepts, which may come before this task resumes.
+    let started = Instant::now();
     let Ok(mut conn) = Connection::open(addr).await else {
         return SlowClientReport::default();
     };
-    let started = Instant::now();
     if conn.send(&first).await.is_err() {
         return SlowClientReport {
             closed_after: Some(started.elapsed()),

@@ -60,6 +60,8 @@ pub struct RollingReport {
     pub doubled: Vec<(String, usize)>,
     /// Calls that provably did not run, yet are in the file.
     pub unavailable_but_ran: Vec<String>,
+    /// Why each `MayHaveRun` call ended so.
+    pub may_have_run_reasons: Vec<String>,
     /// `MayHaveRun` calls that did run (their answer was lost).
     pub may_have_run_and_ran: usize,
     /// Exit codes of the stopped services.
@@ -84,7 +86,7 @@ impl RollingReport {
 enum End {
     Ok,
     Unavailable,
-    MayHaveRun,
+    MayHaveRun(String),
     Other(String),
 }
 
@@ -139,7 +141,9 @@ pub async fn run(bin: &Path, pack_dir: &Path, plan: &RollingPlan) -> RollingRepo
                     }
                     Ok(other) => End::Other(format!("{id}: {other:?}")),
                     Err(CallError::Unavailable { .. }) => End::Unavailable,
-                    Err(CallError::MayHaveRun { .. }) => End::MayHaveRun,
+                    Err(CallError::MayHaveRun { reason }) => {
+                        End::MayHaveRun(format!("{id}: {reason}"))
+                    }
                     Err(e) => End::Other(format!("{id}: {e}")),
                 };
                 ends.push((id, end));
@@ -195,8 +199,9 @@ pub async fn run(bin: &Path, pack_dir: &Path, plan: &RollingPlan) -> RollingRepo
                     report.unavailable_but_ran.push(id);
                 }
             }
-            End::MayHaveRun => {
+            End::MayHaveRun(reason) => {
                 report.may_have_run += 1;
+                report.may_have_run_reasons.push(reason);
                 if count != 0 {
                     report.may_have_run_and_ran += 1;
                 }

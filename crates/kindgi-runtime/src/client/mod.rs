@@ -4,7 +4,7 @@
 //! | outcome | what the client does |
 //! |---|---|
 //! | 200 with a response message | returns it |
-//! | 503 (not ready, draining, at its cap) | waits `Retry-After`, sends again: the call provably did not run |
+//! | 503 (not ready, draining, at its cap) | waits `Retry-After`, sends again (after `draining`, on a new connection: see `pool`): the call provably did not run |
 //! | connection refused | backs off, sends again |
 //! | 421 `pack-tenant-mismatch` | [`CallError::TenantMismatch`], not retried |
 //! | timeout, or the connection dropped after the request went out | [`CallError::MayHaveRun`], not retried |
@@ -15,6 +15,7 @@
 //! time left).
 
 mod error;
+mod pool;
 mod retry;
 
 use std::sync::Arc;
@@ -119,7 +120,7 @@ struct Envelope<'a> {
 /// A client of one pack service.
 #[derive(Debug, Clone)]
 pub struct PackClient {
-    http: reqwest::Client,
+    http: Arc<pool::Pool>,
     base_url: String,
     token: Secret,
     retry: RetryPolicy,
@@ -131,7 +132,7 @@ impl PackClient {
     /// its pack token.
     pub fn new(base_url: impl Into<String>, token: Secret) -> Self {
         Self {
-            http: reqwest::Client::new(),
+            http: Arc::new(pool::Pool::new()),
             base_url: base_url.into().trim_end_matches('/').to_owned(),
             token,
             retry: RetryPolicy::default(),
@@ -229,8 +230,8 @@ impl PackClient {
     ///
     /// [`CallError`] as for an invoke, without retries.
     pub async fn info(&self, tenant_id: Option<&str>) -> Result<Info, CallError> {
-        let mut req = self
-            .http
+        let (_, http) = self.http.current();
+        let mut req = http
             .get(format!("{}/v1/info", self.base_url))
             .header(headers::PACK_TOKEN, self.token.expose())
             .timeout(Duration::from_secs(10));
@@ -260,8 +261,8 @@ impl PackClient {
                     last: "the deadline passed before an attempt could be sent".into(),
                 });
             }
-            let mut req = self
-                .http
+            let (pool, http) = self.http.current();
+            let mut req = http
                 .post(format!("{}/v1/invoke", self.base_url))
                 .timeout(left + self.retry.answer_grace)
                 .header(headers::PACK_TOKEN, self.token.expose())
@@ -285,6 +286,12 @@ impl PackClient {
                             .get(reqwest::header::RETRY_AFTER)
                             .and_then(|v| v.to_str().ok()),
                     );
+                    let body = resp.bytes().await.unwrap_or_default();
+                    if pool::says_draining(&body) {
+                        // It closes every connection it holds, the idle
+                        // ones too: none is sent on again.
+                        self.http.renew(pool);
+                    }
                     tracing::debug!(attempts, ?after, "pack service unavailable (503)");
                     (after, "503 Service Unavailable".to_owned())
                 }
@@ -326,9 +333,25 @@ fn classify_send_error(e: &reqwest::Error, attempts: u32) -> CallError {
         }
     } else {
         CallError::MayHaveRun {
-            reason: "the connection dropped after the request went out".into(),
+            reason: format!(
+                "the connection dropped after the request went out ({})",
+                cause_chain(e)
+            ),
         }
     }
+}
+
+/// `e` and its sources, innermost last: reqwest's own message alone
+/// ("error sending request") does not say what the connection met.
+fn cause_chain(e: &reqwest::Error) -> String {
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// Maps transport-level statuses other than 200 and 503 to errors.
