@@ -82,7 +82,8 @@ impl Pack {
     /// Runs the command the process was started with:
     /// `index --pack-dir D [--output P] [--artifact-version V]
     /// [--published-at T] [--json]` or `serve [--index P] [--module-root D]
-    /// [--host H]`.
+    /// [--host H]`, or `healthcheck [--host H]` (a container's
+    /// `HEALTHCHECK`: exit 0 when the service on `PORT` answers `/healthz`).
     ///
     /// `serve` reads its [`ServiceConfig`](crate::ServiceConfig) from its
     /// arguments and the `KINDGI_PACK_*` variables, listens on `--host` and
@@ -95,6 +96,7 @@ impl Pack {
         match args.first().map(String::as_str) {
             Some("index") => crate::index::command::run(&self, &args[1..]),
             Some("serve") => crate::service::run(self, &args[1..]),
+            Some("healthcheck") => crate::service::healthcheck(&args[1..]),
             Some("-h" | "--help" | "help") => {
                 println!("{USAGE}");
                 ExitCode::SUCCESS
@@ -110,6 +112,8 @@ impl Pack {
 const USAGE: &str = "\
 usage: <pack> index [--pack-dir D] [--output P] [--artifact-version V] [--published-at T] [--json]
        <pack> serve [--index P] [--module-root D] [--host H]
+       <pack> healthcheck [--host H]
 
-index  writes the pack index (default: <pack-dir>/index.json)
-serve  runs the pack service (pack protocol v2)";
+index        writes the pack index (default: <pack-dir>/index.json)
+serve        runs the pack service (pack protocol v2)
+healthcheck  exits 0 if the service on PORT answers GET /healthz (for HEALTHCHECK)";

@@ -29,8 +29,8 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
     if !dir.is_dir() {
         return Err(format!("The output folder {} doesn't exist", dir.display()));
     }
-    let mut file = tempfile::NamedTempFile::new_in(dir)
-        .map_err(|e| format!("Cannot write in {}: {e}", dir.display()))?;
+    let mut file =
+        temporary_file(dir).map_err(|e| format!("Cannot write in {}: {e}", dir.display()))?;
     file.write_all(bytes)
         .and_then(|()| file.as_file().sync_all())
         .map_err(|e| format!("Cannot write {}: {e}", path.display()))?;
@@ -40,6 +40,20 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// A temporary file in `dir` with the mode of any file the user writes
+/// (`0666` less the umask: `0644` under the usual `022`), not a temporary
+/// file's `0600`: an index is copied into images that serve it as another
+/// user than the one who wrote it.
+fn temporary_file(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    builder.tempfile_in(dir)
 }
 
 /// Now, as the index's `publishedAt`: ISO 8601 UTC with milliseconds.
@@ -114,5 +128,22 @@ mod tests {
         let ok = dir.path().join("index.json");
         write_atomically(&ok, b"{}\n").expect("written");
         assert_eq!(std::fs::read(&ok).expect("read"), b"{}\n");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_index_has_the_mode_of_any_file_the_user_writes() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mode = |name: &str| {
+            let meta = std::fs::metadata(dir.path().join(name)).expect("metadata");
+            meta.permissions().mode() & 0o777
+        };
+        std::fs::write(dir.path().join("plain.json"), b"{}").expect("written");
+        write_atomically(&dir.path().join("index.json"), b"{}").expect("written");
+        assert_eq!(mode("index.json"), mode("plain.json"));
+        // Replacing an index keeps that mode.
+        write_atomically(&dir.path().join("index.json"), b"{}").expect("written");
+        assert_eq!(mode("index.json"), mode("plain.json"));
     }
 }

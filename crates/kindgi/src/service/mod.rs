@@ -35,6 +35,7 @@ mod connections;
 pub(crate) mod decode;
 mod drain;
 mod env_filter;
+mod healthcheck;
 mod limits;
 #[cfg_attr(not(feature = "dev-front"), allow(dead_code, unreachable_pub))]
 pub mod pack_http;
@@ -55,6 +56,7 @@ use tokio::net::TcpListener;
 pub(crate) use self::boot::in_memory;
 pub(crate) use self::command::run;
 pub use self::config::{EnvCheck, InvalidTenantId, ServiceConfig};
+pub(crate) use self::healthcheck::run as healthcheck;
 pub use self::token::{InvalidToken, Token};
 use crate::Pack;
 use crate::log::Logger;
