@@ -228,13 +228,14 @@ fn index_entry(path: Option<&Path>, tool_id: &str) -> anyhow::Result<Option<(Too
     let index: PackIndex = serde_json::from_slice(&bytes)
         .with_context(|| format!("{} is not a pack index", path.display()))?;
     let hash = format!("sha256:{}", hex::encode(Sha256::digest(&bytes)));
+    let hint = crate::suggest::did_you_mean(tool_id, index.tools.iter().map(|t| t.id.as_str()));
     let entry = index
         .tools
         .into_iter()
         .find(|t| t.id == tool_id)
         .ok_or_else(|| {
             anyhow!(
-                "The pack index {} has no tool \"{tool_id}\"",
+                "The pack index {} has no tool \"{tool_id}\"{hint}",
                 path.display()
             )
         })?;
@@ -274,8 +275,12 @@ pub(crate) async fn call(args: CallArgs) -> anyhow::Result<ExitCode> {
     match client.info(Some(&args.service.tenant)).await {
         Ok(info) => {
             if !info.tools.iter().any(|t| t.id == args.tool_id) {
+                let hint = crate::suggest::did_you_mean(
+                    &args.tool_id,
+                    info.tools.iter().map(|t| t.id.as_str()),
+                );
                 eprintln!(
-                    "kindgi: warning: the pack service at {url} doesn't list tool \"{}\"",
+                    "kindgi: warning: the pack service at {url} doesn't list tool \"{}\"{hint}",
                     args.tool_id
                 );
             }

@@ -24,6 +24,7 @@ mod link;
 mod new_cmd;
 mod out;
 mod runtime_cmd;
+mod suggest;
 
 use std::process::ExitCode;
 

@@ -15,9 +15,14 @@ use crate::out::say;
 pub(crate) struct NewArgs {
     /// The pack's name: its crate's, its folder's (`./NAME`) and its id.
     name: String,
-    /// Depend on the `kindgi` crate in this folder instead of crates.io.
-    #[arg(long, value_name = "PATH")]
+    /// Depend on the `kindgi` crate in this folder (default: the checkout
+    /// this command was installed from, when it is still there).
+    #[arg(long, value_name = "PATH", conflicts_with = "crates_io")]
     kindgi_path: Option<PathBuf>,
+    /// Depend on `kindgi` from the registry (crates.io or your mirror) even
+    /// when this command was installed from a checkout.
+    #[arg(long)]
+    crates_io: bool,
 }
 
 /// The files of a new pack: where each goes, and its template.
@@ -62,23 +67,86 @@ fn name_problem(name: &str) -> Option<String> {
     })
 }
 
-/// Where the new `Cargo.toml` takes `kindgi` from, as the inside of an
-/// inline table: `version = "0.1.0"` or `path = "…"`.
-fn kindgi_dependency(path: Option<&Path>) -> Result<String, String> {
-    let Some(path) = path else {
-        return Ok(format!("version = \"{}\"", env!("CARGO_PKG_VERSION")));
-    };
-    let folder = std::fs::canonicalize(path)
-        .ok()
-        .filter(|p| p.join("Cargo.toml").is_file())
-        .ok_or_else(|| {
-            format!(
-                "--kindgi-path {} holds no Cargo.toml: point it at the kindgi crate's folder",
-                path.display()
-            )
-        })?;
-    let quoted = toml::Value::String(folder.display().to_string()).to_string();
-    Ok(format!("path = {quoted}"))
+/// Where the new pack takes `kindgi` from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Sdk {
+    /// The registry's `kindgi` of this command's version.
+    Registry,
+    /// The `kindgi` crate in this folder (absolute).
+    Path(PathBuf),
+}
+
+impl Sdk {
+    /// The inside of the manifest's inline table: `version = "0.1.0"` or
+    /// `path = "…"`.
+    fn dependency(&self) -> String {
+        match self {
+            Self::Registry => format!("version = \"{}\"", env!("CARGO_PKG_VERSION")),
+            Self::Path(folder) => {
+                let quoted = toml::Value::String(folder.display().to_string()).to_string();
+                format!("path = {quoted}")
+            }
+        }
+    }
+}
+
+/// The `kindgi` crate of the checkout this command was built from, while
+/// it is still there (`cargo install --path crates/kindgi-cli` from a clone
+/// builds it there; one installed from a registry has no such folder).
+fn checkout_sdk() -> Option<PathBuf> {
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let sdk = cli.parent()?.join("kindgi");
+    let workspace = cli.parent()?.parent()?.join("Cargo.toml");
+    (sdk.join("Cargo.toml").is_file() && workspace.is_file())
+        .then(|| std::fs::canonicalize(&sdk).ok())
+        .flatten()
+}
+
+/// Where the new pack takes `kindgi` from: `--kindgi-path`, else (without
+/// `--crates-io`) the checkout this command was built from, else the
+/// registry.
+fn choose_sdk(args: &NewArgs, checkout: Option<PathBuf>) -> Result<Sdk, String> {
+    if let Some(path) = &args.kindgi_path {
+        return std::fs::canonicalize(path)
+            .ok()
+            .filter(|p| p.join("Cargo.toml").is_file())
+            .map(Sdk::Path)
+            .ok_or_else(|| {
+                format!(
+                    "--kindgi-path {} holds no Cargo.toml: point it at the kindgi crate's folder (crates/kindgi in a checkout)",
+                    path.display()
+                )
+            });
+    }
+    Ok(match checkout {
+        Some(folder) if !args.crates_io => Sdk::Path(folder),
+        _ => Sdk::Registry,
+    })
+}
+
+/// Whether cargo can resolve the new pack's dependencies, `kindgi` from
+/// the registry among them: `Err` says what to do when it can't.
+fn resolves(dir: &Path) -> Result<(), String> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let resolved = std::process::Command::new(cargo)
+        .args(["generate-lockfile", "--quiet"])
+        .current_dir(dir)
+        .output()
+        .map_err(|e| format!("Cannot run cargo to resolve the pack's dependencies: {e}"))?;
+    if resolved.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&resolved.stderr);
+    if said.contains("no matching package named `kindgi` found") {
+        return Err(format!(
+            "kindgi {} is not on the registry cargo reaches (crates.io or your mirror), so the pack would not build. Make it against a checkout of the SDK instead: kindgi new NAME --kindgi-path <checkout>/crates/kindgi (or install this command from the checkout: cargo install --locked --path <checkout>/crates/kindgi-cli)",
+            env!("CARGO_PKG_VERSION")
+        ));
+    }
+    Err(format!(
+        "cargo could not resolve the pack's dependencies:\n{}",
+        said.trim_end()
+    ))
 }
 
 /// A template with its placeholders filled.
@@ -115,10 +183,11 @@ pub(crate) fn run(args: &NewArgs) -> anyhow::Result<ExitCode> {
     if let Some(problem) = name_problem(&args.name) {
         return Ok(usage(&problem));
     }
-    let kindgi = match kindgi_dependency(args.kindgi_path.as_deref()) {
-        Ok(line) => line,
+    let sdk = match choose_sdk(args, checkout_sdk()) {
+        Ok(sdk) => sdk,
         Err(problem) => return Ok(usage(&problem)),
     };
+    let kindgi = sdk.dependency();
     let name = &args.name;
     let dir = PathBuf::from(name);
     let shown = format!("./{name}");
@@ -135,8 +204,26 @@ pub(crate) fn run(args: &NewArgs) -> anyhow::Result<ExitCode> {
         std::fs::write(&path, fill(template, name, &kindgi))
             .with_context(|| format!("Cannot write {}", path.display()))?;
     }
+    let from = match &sdk {
+        Sdk::Registry => {
+            if let Err(problem) = resolves(&dir) {
+                // Nothing half-made stays behind.
+                let _ = std::fs::remove_dir_all(&dir);
+                eprintln!("kindgi: {problem}");
+                return Ok(ExitCode::FAILURE);
+            }
+            format!(
+                "It depends on kindgi {} from the registry.",
+                env!("CARGO_PKG_VERSION")
+            )
+        }
+        Sdk::Path(folder) => format!(
+            "It depends on the kindgi crate at {} (--kindgi-path, else the checkout this command was installed from). Its Dockerfile builds only what is in ./{name}: to build the image, copy that checkout into the pack's folder and point the path there, or depend on a published kindgi.",
+            folder.display()
+        ),
+    };
     say(&format!(
-        "Created the pack {name} in {shown}: a tool ({name}.greet), a check ({name}.not-empty), a test and a Dockerfile.\nNext:\n  cd {name}\n  cargo test\n  kindgi dev"
+        "Created the pack {name} in {shown}: a tool ({name}.greet), a check ({name}.not-empty), a test and a Dockerfile.\n{from}\nNext:\n  cd {name}\n  cargo test\n  kindgi dev"
     ));
     Ok(ExitCode::SUCCESS)
 }
@@ -200,6 +287,87 @@ mod tests {
         assert!(main.contains("acme_desk::pack().run()"), "{main}");
         for (file, template) in FILES {
             assert!(!fill(template, "a", "k").contains("{{"), "{file}");
+        }
+    }
+
+    fn args(list: &[&str]) -> NewArgs {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            new: NewArgs,
+        }
+        let argv = std::iter::once("new").chain(list.iter().copied());
+        Cli::try_parse_from(argv).expect("arguments").new
+    }
+
+    #[test]
+    fn the_sdk_is_the_flag_s_else_the_checkout_s_else_the_registry_s() {
+        let checkout = std::env::temp_dir();
+        let here = Some(checkout.clone());
+        assert_eq!(
+            choose_sdk(&args(&["p"]), here.clone()),
+            Ok(Sdk::Path(checkout))
+        );
+        assert_eq!(
+            choose_sdk(&args(&["p", "--crates-io"]), here),
+            Ok(Sdk::Registry)
+        );
+        assert_eq!(choose_sdk(&args(&["p"]), None), Ok(Sdk::Registry));
+        assert_eq!(
+            choose_sdk(&args(&["p", "--kindgi-path", "/nowhere"]), None),
+            Err("--kindgi-path /nowhere holds no Cargo.toml: point it at the kindgi crate's folder (crates/kindgi in a checkout)".to_owned())
+        );
+        // Built in this workspace: its SDK crate.
+        let sdk = checkout_sdk().expect("this checkout's kindgi");
+        assert!(sdk.ends_with("crates/kindgi"), "{}", sdk.display());
+    }
+
+    /// The Dockerfile's check for a kindgi the image build can't see, run
+    /// by `sh` on each kind of manifest.
+    #[test]
+    fn the_dockerfile_refuses_a_kindgi_outside_the_pack() {
+        let dockerfile = FILES
+            .iter()
+            .find(|(file, _)| *file == "Dockerfile")
+            .map(|(_, text)| *text)
+            .expect("a Dockerfile");
+        let start = dockerfile.find("RUN if grep").expect("the check") + "RUN ".len();
+        let end = start + dockerfile[start..].find("fi\n").expect("its end") + 2;
+        let script = dockerfile[start..end].replace("\\\n", "\n");
+        let dir = tempfile::tempdir().expect("temp dir");
+        let run = |manifest: &str| {
+            std::fs::write(dir.path().join("Cargo.toml"), manifest).expect("manifest");
+            let out = std::process::Command::new("sh")
+                .args(["-c", &script])
+                .current_dir(dir.path())
+                .output()
+                .expect("sh runs");
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        for outside in ["/home/me/kindgi/crates/kindgi", "../kindgi/crates/kindgi"] {
+            let manifest = fill(FILES[0].1, "p", &format!("path = \"{outside}\""));
+            assert_eq!(
+                run(&manifest),
+                (
+                    Some(1),
+                    "error: Cargo.toml takes kindgi from a folder outside this one, which the image build cannot see: copy that checkout into this folder and point the path there (kindgi = { path = \"vendor/kindgi/crates/kindgi\" }), or depend on a published kindgi\n".to_owned()
+                ),
+                "{outside}"
+            );
+        }
+        for fine in [
+            "path = \"vendor/kindgi/crates/kindgi\"",
+            "version = \"0.1.0\"",
+        ] {
+            assert_eq!(
+                run(&fill(FILES[0].1, "p", fine)),
+                (Some(0), String::new()),
+                "{fine}"
+            );
         }
     }
 }

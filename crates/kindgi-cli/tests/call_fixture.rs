@@ -147,3 +147,51 @@ fn post_json(url: &str, body: &str) -> u16 {
             .unwrap_or(0)
     })
 }
+
+/// A tool id that isn't there, mistyped or without its pack's prefix: the
+/// message names the nearest ids, from the local index and from the
+/// service's list.
+#[test]
+fn an_unknown_tool_suggests_the_nearest_ids() {
+    let binary = fixture_binary();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let index = dir.path().join("index.json");
+    let indexed = Command::new(&binary)
+        .args(["index", "--pack-dir"])
+        .arg(fixture_dir())
+        .arg("--output")
+        .arg(&index)
+        .output()
+        .expect("indexed");
+    assert!(indexed.status.success(), "{indexed:?}");
+    let service = start_service(&binary, &index);
+    let data = dir.path().join("data");
+    let out = call("conformance.ecoh", &json!({}), &service, &index, &data)
+        .output()
+        .expect("kindgi call runs");
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "kindgi: The pack index {} has no tool \"conformance.ecoh\"; did you mean \"conformance.echo\"?\n",
+            index.display()
+        )
+    );
+    // Without a local index, the service's list of tools.
+    let out = Command::new(KINDGI)
+        .args(["call", "echo", "--input", "{}"])
+        .args(["--service", &service.url(), "--token", "e2e-token"])
+        .arg("--data-dir")
+        .arg(&data)
+        .current_dir(dir.path().join("..").as_path())
+        .output()
+        .expect("kindgi call runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "kindgi: warning: the pack service at {} doesn't list tool \"echo\"; did you mean \"conformance.echo\"?\n",
+            service.url()
+        )),
+        "{stderr}"
+    );
+}

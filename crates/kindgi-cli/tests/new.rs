@@ -33,14 +33,17 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
     let root = workspace();
     let target = target_dir(&root);
     let tmp = tempfile::tempdir().expect("temp dir");
-    let kindgi = root.join("crates/kindgi");
-    let kindgi = kindgi.to_str().expect("a UTF-8 path");
+    let kindgi = std::fs::canonicalize(root.join("crates/kindgi")).expect("the SDK's folder");
 
-    let created = kindgi_new(tmp.path(), &["demo-pack", "--kindgi-path", kindgi]);
+    // Without --kindgi-path: the checkout this command was built from.
+    let created = kindgi_new(tmp.path(), &["demo-pack"]);
     assert!(created.status.success(), "{created:?}");
     assert_eq!(
         String::from_utf8_lossy(&created.stdout),
-        "Created the pack demo-pack in ./demo-pack: a tool (demo-pack.greet), a check (demo-pack.not-empty), a test and a Dockerfile.\nNext:\n  cd demo-pack\n  cargo test\n  kindgi dev\n"
+        format!(
+            "Created the pack demo-pack in ./demo-pack: a tool (demo-pack.greet), a check (demo-pack.not-empty), a test and a Dockerfile.\nIt depends on the kindgi crate at {} (--kindgi-path, else the checkout this command was installed from). Its Dockerfile builds only what is in ./demo-pack: to build the image, copy that checkout into the pack's folder and point the path there, or depend on a published kindgi.\nNext:\n  cd demo-pack\n  cargo test\n  kindgi dev\n",
+            kindgi.display()
+        )
     );
     let pack = tmp.path().join("demo-pack");
     for file in [
@@ -108,6 +111,38 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
         .wait_line(0, FIRST_BUILD, |l| l.contains(" is serving at http://"))
         .await;
     let url = banner.rsplit(' ').next().expect("url").trim().to_owned();
+
+    // The banner's `try:` line runs as printed, with `kindgi` on PATH.
+    let tried = dev
+        .wait_line(0, Duration::from_secs(30), |l| {
+            l.starts_with("  try:   kindgi call ")
+        })
+        .await;
+    let line = tried.trim_start().trim_start_matches("try:").trim();
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_kindgi"));
+    let path = std::env::join_paths(
+        std::iter::once(bin.parent().expect("its folder").to_owned()).chain(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        )),
+    )
+    .expect("PATH");
+    let ran = tokio::process::Command::new("sh")
+        .args(["-c", line])
+        .env("PATH", path)
+        .current_dir(&pack)
+        .output()
+        .await
+        .expect("sh runs");
+    assert!(
+        ran.status.success(),
+        "{line}: {}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    // It calls the first tool that can run with what is configured: the
+    // counter.
+    assert!(line.starts_with("kindgi call demo-pack.count "), "{line}");
+    let output: Value = serde_json::from_slice(&ran.stdout).expect("JSON output");
+    assert_eq!(output, json!({"count": 1}), "{line}");
     let called = tokio::process::Command::new(env!("CARGO_BIN_EXE_kindgi"))
         .args(["call", "demo-pack.greet", "--input", r#"{"name":"Ana"}"#])
         .args(["--service", &url, "--token", TOKEN, "--index"])
@@ -163,8 +198,37 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
     assert_eq!(code, Some(0), "{stderr}");
     assert_eq!(
         serde_json::from_str::<Value>(&stdout).expect("JSON"),
-        json!({"count": 1})
+        json!({"count": 2})
     );
+}
+
+/// `kindgi new --crates-io` where the registry has no `kindgi` (here an
+/// empty local one stands in for crates.io): it says so and how to make
+/// the pack against a checkout, and leaves nothing behind.
+#[test]
+fn a_registry_without_kindgi_is_named_with_the_way_out() {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let registry = tmp.path().join("empty-registry");
+    std::fs::create_dir_all(registry.join("index")).expect("registry");
+    std::fs::create_dir_all(tmp.path().join(".cargo")).expect(".cargo");
+    std::fs::write(
+        tmp.path().join(".cargo/config.toml"),
+        format!(
+            "[source.crates-io]\nreplace-with = \"empty\"\n[source.empty]\nlocal-registry = {:?}\n",
+            registry.display().to_string()
+        ),
+    )
+    .expect("config");
+    let created = kindgi_new(tmp.path(), &["demo-pack", "--crates-io"]);
+    assert_eq!(created.status.code(), Some(1), "{created:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&created.stderr),
+        format!(
+            "kindgi: kindgi {} is not on the registry cargo reaches (crates.io or your mirror), so the pack would not build. Make it against a checkout of the SDK instead: kindgi new NAME --kindgi-path <checkout>/crates/kindgi (or install this command from the checkout: cargo install --locked --path <checkout>/crates/kindgi-cli)\n",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
+    assert!(!tmp.path().join("demo-pack").exists());
 }
 
 /// What the author adds to the scaffold: tools sharing a counter, one

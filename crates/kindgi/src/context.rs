@@ -105,7 +105,10 @@ impl ToolContext {
     }
 
     /// The call's idempotency key: the same every time this call runs.
-    /// Pass it to the system the tool writes to.
+    /// Pass it to the system the tool writes to. `None` on a call that
+    /// carries none (a runtime that can't name its steps, a call made by
+    /// hand without `ctx.idempotencyKey`): a tool that must not write twice
+    /// refuses such a call, or looks its write up another way.
     pub fn idempotency_key(&self) -> Option<&str> {
         self.inner.call.idempotency_key.as_deref()
     }

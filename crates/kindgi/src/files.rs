@@ -62,6 +62,13 @@ pub enum FilesNotAvailable {
         "the runtime sent no files grant with this call: it predates protocol 2.10 or has no file store; under `kindgi dev` the dev runtime sends one, and in a test `TestPack::with_dev_runtime` does"
     )]
     NoGrant,
+    /// A tool that only stores files gets them only on a call with an
+    /// idempotency key (so that a re-run stores once), and this call has
+    /// none.
+    #[error(
+        "this call has no idempotency key, and a tool that stores files gets its files only on a call with one, so that a re-run stores once: a runtime sets one on every tool step; by hand, send ctx.idempotencyKey (`kindgi call` sends one), and in a test give TestContext::idempotency_key(…)"
+    )]
+    NoIdempotencyKey,
 }
 
 /// What a store answered.

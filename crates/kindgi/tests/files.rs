@@ -204,6 +204,7 @@ fn diagnostics_pack() -> Pack {
     Pack::new()
         .tool(tool("t.undeclared"))
         .tool(tool("t.reads").reads_files())
+        .tool(tool("t.stores").stores_files())
 }
 
 #[tokio::test]
@@ -222,6 +223,16 @@ async fn each_reason_for_no_files_says_how_to_fix_it() {
     assert_eq!(
         answer(with_runtime.call("t.reads", json!({}), ctx()).await),
         json!({"store": "this tool doesn't declare storesFiles: add .stores_files() to the tool (`stores_files` in #[kindgi::tool])"})
+    );
+    // Under the dev runtime, a call without an idempotency key gets no
+    // files for a tool that only stores: the key is what it lacks.
+    assert_eq!(
+        answer(
+            with_runtime
+                .call("t.stores", json!({}), TestContext::new().run("run-1"))
+                .await
+        ),
+        json!({"files": "this call has no idempotency key, and a tool that stores files gets its files only on a call with one, so that a re-run stores once: a runtime sets one on every tool step; by hand, send ctx.idempotencyKey (`kindgi call` sends one), and in a test give TestContext::idempotency_key(…)"})
     );
     let without_runtime = TestPack::new(diagnostics_pack()).expect("valid pack");
     assert_eq!(

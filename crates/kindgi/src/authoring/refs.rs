@@ -48,7 +48,9 @@ impl ToolRef {
 
     /// Another pack's tool (or one built into Kindgi) at a semver range
     /// (`1.0.0`, `^1.2`, `>=2, <3`). The indexer can't see it, so takes it
-    /// as written.
+    /// as written — unless its id has this pack's prefix (`acme.` in pack
+    /// `acme`): no other pack has such a tool, so the indexer refuses one
+    /// this pack lacks.
     pub fn other_pack(id: impl Into<String>, version: impl Into<String>) -> Self {
         Self {
             id: id.into(),

@@ -41,7 +41,7 @@ pub fn build_index(
     pins: &Pins,
 ) -> Result<PackIndex, PackProblems> {
     let mut problems = Vec::new();
-    let lookup = Lookup::new(pack, &config.version);
+    let lookup = Lookup::new(pack, &config.id, &config.version);
 
     let mut seen = Seen::default();
     let mut tools = Vec::new();
@@ -670,11 +670,14 @@ mod tests {
                     .tool(&echo)
                     .tool(ToolRef::id("p.echo2").version("^1"))
                     .tool(ToolRef::other_pack("x.y", "one"))
+                    .tool(ToolRef::other_pack("p.lookup", "^1"))
                     .guardrail(&g),
             )
             .flow(
                 Flow::new("p.f", "1.0.0")
                     .tool_node("n", ToolRef::id("p.missing"))
+                    .tool_node("o", ToolRef::other_pack("p.elsewhere", "1.0.0"))
+                    .tool_node("q", ToolRef::other_pack("pp.fine", "1.0.0"))
                     .agent_node("m", &helper),
             );
         assert_eq!(
@@ -693,10 +696,16 @@ mod tests {
                     "agent \"p.a\" ({FILE}): names tool \"x.y\" of another pack at version \"one\", which is not a semver range (unexpected character 'o' while parsing major version number): give one like \"1.0.0\" or \"^1.2\""
                 ),
                 format!(
+                    "agent \"p.a\" ({FILE}): names tool \"p.lookup\" as another pack's, but \"p.\" is this pack's prefix and this pack has no such tool: add it with Pack::tool(…), or fix the id"
+                ),
+                format!(
                     "agent \"p.a\" ({FILE}): names guardrail \"p.guard\", which this pack doesn't have: add it with Pack::guardrail(…), fix the id, or name another pack's guardrail with GuardrailRef::other_pack(id)"
                 ),
                 format!(
                     "flow \"p.f\" ({FILE}): node \"n\": names tool \"p.missing\", which this pack doesn't have: add it with Pack::tool(…), fix the id, or name another pack's tool with ToolRef::other_pack(id, version)"
+                ),
+                format!(
+                    "flow \"p.f\" ({FILE}): node \"o\": names tool \"p.elsewhere\" as another pack's, but \"p.\" is this pack's prefix and this pack has no such tool: add it with Pack::tool(…), or fix the id"
                 ),
                 format!(
                     "flow \"p.f\" ({FILE}): node \"m\": names agent \"p.helper\", which this pack doesn't have: add it with Pack::agent(…), fix the id, or name another pack's agent with AgentRef::other_pack(id)"

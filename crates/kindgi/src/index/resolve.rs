@@ -10,6 +10,8 @@ use crate::{Agent, Flow, Pack};
 
 /// The pack's primitives by id, and its version (every tool's default).
 pub(super) struct Lookup<'a> {
+    /// The pack's id: its tools' ids start with it and a dot.
+    pack_id: &'a str,
     tool_versions: HashMap<&'a str, &'a str>,
     guardrails: HashSet<&'a str>,
     agents: HashSet<&'a str>,
@@ -18,8 +20,9 @@ pub(super) struct Lookup<'a> {
 impl<'a> Lookup<'a> {
     /// What `pack` declares; tools without a version of their own have
     /// `pack_version`.
-    pub(super) fn new(pack: &'a Pack, pack_version: &'a str) -> Self {
+    pub(super) fn new(pack: &'a Pack, pack_id: &'a str, pack_version: &'a str) -> Self {
         Self {
+            pack_id,
             tool_versions: pack
                 .tools
                 .iter()
@@ -40,6 +43,9 @@ impl<'a> Lookup<'a> {
         let id = &tool.id;
         match tool.scope {
             Scope::OtherPack => {
+                if let Some(problem) = self.own_prefix(owner, id) {
+                    return Err(problem);
+                }
                 let range = tool.version.as_deref().unwrap_or_default();
                 let _ = parse_range(range).map_err(|why| {
                     format!(
@@ -77,6 +83,21 @@ impl<'a> Lookup<'a> {
         }
     }
 
+    /// The problem with a reference to another pack's tool `id` that has
+    /// this pack's prefix but isn't one of its tools: no other pack can
+    /// have it, so it is a typo or a tool not added.
+    fn own_prefix(&self, owner: &str, id: &str) -> Option<String> {
+        let ours = id
+            .strip_prefix(self.pack_id)
+            .is_some_and(|rest| rest.starts_with('.'));
+        (ours && !self.tool_versions.contains_key(id)).then(|| {
+            format!(
+                "{owner}: names tool \"{id}\" as another pack's, but \"{}.\" is this pack's prefix and this pack has no such tool: add it with Pack::tool(…), or fix the id",
+                self.pack_id
+            )
+        })
+    }
+
     /// The problem with an agent's guardrail `id` in `scope`, if any.
     pub(super) fn guardrail(&self, owner: &str, id: &str, scope: &Scope) -> Option<String> {
         (*scope == Scope::ThisPack && !self.guardrails.contains(id)).then(|| {
@@ -106,9 +127,9 @@ impl<'a> Lookup<'a> {
             let owner = format!("{owner}: node \"{}\"", node.node);
             match &node.target {
                 NodeTarget::Tool(tool) => {
-                    if tool.scope == Scope::ThisPack
-                        && !self.tool_versions.contains_key(tool.id.as_str())
-                    {
+                    if tool.scope == Scope::OtherPack {
+                        problems.extend(self.own_prefix(&owner, &tool.id));
+                    } else if !self.tool_versions.contains_key(tool.id.as_str()) {
                         problems.push(missing(
                             &owner,
                             "tool",

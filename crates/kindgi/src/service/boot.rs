@@ -173,13 +173,42 @@ fn check_modules(pack: &Pack, index: &PackIndex) -> Result<(), Vec<String>> {
         }
     }
     if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(missing
-            .into_iter()
-            .map(|path| format!("Missing module: {path}"))
-            .collect())
+        return Ok(());
     }
+    let none_here = index
+        .tools
+        .iter()
+        .map(|t| &t.module_path)
+        .chain(index.guardrails.iter().map(|g| &g.check_module_path))
+        .all(|path| !have.contains(path));
+    let mut problems: Vec<String> = missing
+        .into_iter()
+        .map(|path| format!("Missing module: {path}"))
+        .collect();
+    if none_here {
+        problems.push(another_pack(pack, index));
+    }
+    Err(problems)
+}
+
+/// Says that `index` is another pack's: none of its code is in this binary.
+fn another_pack(pack: &Pack, index: &PackIndex) -> String {
+    let ids: Vec<&str> = pack
+        .tools
+        .iter()
+        .map(|t| t.id.as_str())
+        .chain(pack.guardrails.iter().map(|g| g.id.as_str()))
+        .collect();
+    let has = match ids.as_slice() {
+        [] => "no tools or checks".to_owned(),
+        [a] => a.to_string(),
+        [a, b] => format!("{a} and {b}"),
+        [a, b, rest @ ..] => format!("{a}, {b} and {} more", rest.len()),
+    };
+    format!(
+        "The index is another pack's ({}): none of its tools and checks is in this binary, which has {has}. Serve this pack's own index: `<pack> index --output PATH` writes it",
+        index.pack_id
+    )
 }
 
 /// The invoker of `index`, in memory, without a service around it: what

@@ -276,6 +276,11 @@ fn context_for(
             call.idempotency_key.is_some(),
             meta.deadline,
         )),
+        // A runtime sends a grant to a tool that only stores only with an
+        // idempotency key: its absence, not the runtime, is the reason.
+        None if !tool.entry.reads_files && call.idempotency_key.is_none() => {
+            Err(FilesNotAvailable::NoIdempotencyKey)
+        }
         None => Err(FilesNotAvailable::NoGrant),
     };
     ToolContext::new(
