@@ -254,6 +254,15 @@ pub fn check(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// assert_eq!(pack.tools().len(), 2);
 /// ```
 ///
+/// State the tools change goes behind a lock that a panic doesn't leave
+/// unusable: a handler's panic is answered `handler-throw` and the service
+/// goes on, but a `std::sync::Mutex` it held stays poisoned, and
+/// `.lock().unwrap()` would fail every later call of every tool sharing it
+/// until restart. Take the guard back with
+/// `.lock().unwrap_or_else(std::sync::PoisonError::into_inner)`, or use a
+/// lock that doesn't poison; the `kindgi` crate's guide ("Tools that share
+/// state") shows it.
+///
 /// # Errors
 ///
 /// At compile time: arguments on `#[tools]` itself, a trait or generic

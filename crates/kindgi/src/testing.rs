@@ -29,7 +29,10 @@
 //!
 //! With the `testing` feature, `TestPack::with_dev_runtime` starts the
 //! dev runtime in-process (on 127.0.0.1, its store in a temporary folder),
-//! so `files.store` / `files.read` and pauses work in a test too.
+//! so `files.store` / `files.read` and pauses work in a test too: the
+//! crate guide's "Files and pauses in a test" is a whole test of both (a
+//! stored file's answer; a pause, its wait token in
+//! [`TestAnswer::wait_token`], completed with `TestPack::complete_wait`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -51,7 +54,9 @@ use crate::service::state::Invoker;
 use crate::service::tool::tool_response;
 use crate::{CancelReason, Cancellation};
 
-/// A pack ready to be called in-process.
+/// A pack ready to be called in-process. For files and pauses, start the
+/// dev runtime beside it: `TestPack::with_dev_runtime` (the `testing`
+/// feature).
 pub struct TestPack {
     state: Invoker,
     #[cfg(feature = "testing")]

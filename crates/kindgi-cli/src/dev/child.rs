@@ -346,6 +346,24 @@ fn repeated_warning(record: &Value) -> bool {
     }
 }
 
+/// `text` with its control characters (and line or paragraph separators)
+/// written as escapes: `\n`, `\r`, `\t`, else `\u{…}`.
+fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+                out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 fn problems(record: &Value) -> Vec<String> {
     record["problems"]
         .as_array()
@@ -357,16 +375,54 @@ fn problems(record: &Value) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// One log record as a line: level (unless info), message, and its
-/// problems under it.
+/// The keys every record of the service has, or may: what a line shows
+/// apart from a handler's own fields.
+const RECORD_KEYS: &[&str] = &[
+    "time",
+    "level",
+    "severity",
+    "subsystem",
+    "message",
+    "event",
+    "kind",
+    "traceId",
+    "spanId",
+    "requestId",
+    "tenantId",
+    "projectId",
+    "orgId",
+    "runId",
+    "toolId",
+    "packId",
+    "artifactVersion",
+];
+
+/// One log record as a line: level (unless info), message, a handler's own
+/// fields (`order="O-1"`, as JSON, by name), and its problems under it. What the
+/// record carries is escaped, so that no part of it can end the line or
+/// reach the terminal as a control sequence.
 pub(crate) fn readable(prefix: &str, record: &Value) -> String {
-    let message = record["message"].as_str().unwrap_or_default();
+    let message = escaped(record["message"].as_str().unwrap_or_default());
     let level = record["level"].as_str().unwrap_or("info");
     let mut line = if level == "info" {
         format!("{prefix} {message}")
     } else {
-        format!("{prefix} {level}: {message}")
+        format!("{prefix} {}: {message}", escaped(level))
     };
+    // A handler's `tracing` event: a record of no kind of the service's.
+    if record.get("kind").is_none()
+        && let Some(fields) = record.as_object()
+    {
+        for (key, value) in fields {
+            if !RECORD_KEYS.contains(&key.as_str()) {
+                line.push_str(&format!(
+                    " {}={}",
+                    escaped(key),
+                    escaped(&value.to_string())
+                ));
+            }
+        }
+    }
     if record["kind"] == "panic"
         && let Some(location) = record["location"].as_str()
     {
@@ -490,6 +546,26 @@ mod tests {
                         "problems": ["Missing module: src/a.rs"]})
             ),
             "[gen 2] error: The pack service failed to boot\n[gen 2]   - Missing module: src/a.rs"
+        );
+    }
+
+    #[test]
+    fn a_handler_s_fields_show_escaped() {
+        let record = json!({
+            "time": "t", "level": "info", "severity": "INFO", "subsystem": "pack",
+            "message": "charged\nforged", "runId": "r1", "toolId": "acme.charge",
+            "order": "O-1", "amount": 7, "note": "a\u{1b}[31m", "packId": "acme",
+            "artifactVersion": "1"
+        });
+        assert_eq!(
+            readable("[gen 1]", &record),
+            r#"[gen 1] charged\nforged amount=7 note="a\u001b[31m" order="O-1""#
+        );
+        // The service's own records keep their one line.
+        let listening = json!({"level": "info", "kind": "listening", "message": "Listening on port 1", "port": 1});
+        assert_eq!(
+            readable("[gen 1]", &listening),
+            "[gen 1] Listening on port 1"
         );
     }
 }
