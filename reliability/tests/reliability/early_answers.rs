@@ -34,7 +34,9 @@ fn node_fetch(service: &PackService, token: &str, content_type: &str) -> Option<
             println!("no node ({e}): the fetch half of this test is skipped");
             return None;
         }
-        Err(e) => panic!("node is needed in CI: {e}"),
+        Err(e) => panic!(
+            "node is needed in CI ({e}): Debian's `nodejs` package (scripts/install-test-deps installs it)"
+        ),
     };
     assert!(
         out.status.success(),

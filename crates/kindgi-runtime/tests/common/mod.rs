@@ -111,8 +111,8 @@ pub fn qpdf(bytes: &[u8], args: &[&str]) -> Vec<u8> {
         .status()
         .unwrap_or_else(|e| {
             panic!(
-                "qpdf could not run ({e}): these tests need it, from Debian's `qpdf` package, \
-                 which .ci/run installs"
+                "qpdf could not run ({e}): these tests need it, from Debian's `qpdf` package \
+                 (scripts/install-test-deps installs it)"
             )
         });
     // 3: written, with warnings.
