@@ -10,6 +10,7 @@
 //! | `stress.panics` | an async handler that panics `kaboom` |
 //! | `stress.blocking-panics` | a blocking handler that panics `kaboom` |
 //! | `stress.block` | `{ms}`: a blocking handler that sleeps `ms` whatever happens to its call (deadline, cancellation); returns `{blocked}` |
+//! | `stress.block-async` | `{ms}`: an async handler that blocks its worker thread `ms` (`std::thread::sleep`); returns `{blocked}` |
 //! | `stress.log` | `{count, bytes}`: logs `count` `info` events through `tracing`, each with a `filler` field of `bytes` characters; returns `{logged}` |
 //! | `stress.environ` | `{needle}`: the variable names of its process, and whether `needle` appears in its environment or in `/proc/self/environ` |
 //! | `stress.store` | stores `{text, name}` through the call's files (`storesFiles`, `readsFiles`) and returns the file, or throws what the store answered |
@@ -37,6 +38,7 @@ pub fn pack() -> kindgi::Pack {
         .tool(tools::panics::tool())
         .tool(tools::panics::blocking_tool())
         .tool(tools::block::tool())
+        .tool(tools::block::async_tool())
         .tool(tools::log::tool())
         .tool(tools::log::context_tool())
         .tool(tools::environ::tool())

@@ -2,6 +2,7 @@
 //! input. One test binary (one link), one module per subject; tests that
 //! load the machine take [`heavy`] so that they run one at a time.
 
+mod blocking;
 mod common;
 mod drain;
 mod early_answers;

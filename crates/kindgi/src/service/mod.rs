@@ -43,6 +43,7 @@ pub(crate) mod placement;
 mod process_env;
 mod routes;
 mod server;
+mod stalls;
 pub(crate) mod state;
 mod token;
 pub(crate) mod tool;

@@ -139,12 +139,14 @@ async fn invoke(
     headers: &HeaderMap,
     request_body: &mut Option<Incoming>,
 ) -> HttpResponse {
+    // The call's time (its deadline, its duration) counts from its
+    // request's head: reading the body is part of the call.
+    let started = Instant::now();
     let headers = CallHeaders::of(headers);
     let mut admitted = match admit(&state.admission, &state.drain, &headers, request_body).await {
         Ok(admitted) => admitted,
         Err(refused) => return refused,
     };
-    let started = Instant::now();
     let meta = CallMeta::new(
         admitted.placement,
         started,

@@ -9,6 +9,7 @@ use tokio::net::{TcpListener, TcpStream};
 use super::connections::{Connections, MAX_CONNECTIONS};
 use super::drain::{self, CLOSE_WINDOW, SETTLE_WINDOW, Stopping, WindowEnd};
 use super::limits;
+use super::stalls::Watchdog;
 use super::state::ServiceState;
 use crate::log::{Level, Record};
 
@@ -51,6 +52,9 @@ pub(super) async fn run(
         );
     }
     let connections = Connections::new(cap);
+    // Watches the async handlers for one that blocks its thread, until the
+    // service stops.
+    let _watchdog = Watchdog::start(Arc::clone(&state.invoker.stalls), Arc::clone(logger));
     // A connection taken from the listener, waiting for a slot. Kept here,
     // across both loops, rather than in a future of their select, so that
     // no other branch firing ever drops it.

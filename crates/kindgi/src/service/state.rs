@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::admission::Admission;
 use super::drain::Drain;
+use super::stalls::Stalls;
 use crate::authoring::check::Evaluate;
 use crate::authoring::tool::Handler;
 use crate::log::{CallPack, Logger};
@@ -50,6 +51,9 @@ pub(crate) struct Invoker {
     /// Fired when the service's drain window closes: running calls end
     /// `cancelled` (reason `shutdown`). Never fired in memory.
     pub(crate) window_closed: CancellationToken,
+    /// The async handlers running, watched for one that blocks its thread
+    /// ([`super::stalls`]).
+    pub(crate) stalls: Arc<Stalls>,
     /// The tool-files client, built on first use: see [`Invoker::http`].
     http: OnceLock<reqwest::Client>,
 }
@@ -73,6 +77,7 @@ impl Invoker {
             logger,
             blocking: Arc::new(Semaphore::new(blocking_slots)),
             window_closed,
+            stalls: Arc::new(Stalls::new()),
             http: OnceLock::new(),
         }
     }

@@ -320,12 +320,29 @@ async fn run_handler(
                 // deadline) drops the handler's future with it. Making the
                 // future reads the input into the handler's type.
                 let handler = Arc::clone(handler);
-                let run = std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx)))
-                    .map(|future| AssertUnwindSafe(in_call(call_log, future)).catch_unwind());
+                let watched = ctx.clone();
+                let run = std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, ctx))).map(
+                    |future| {
+                        let future = state.stalls.watch(watched, future);
+                        AssertUnwindSafe(in_call(call_log, future)).catch_unwind()
+                    },
+                );
                 let ran = match run {
-                    Ok(run) => tokio::time::timeout_at(meta.deadline.into(), run).await,
+                    Ok(run) => tokio::time::timeout_at(meta.deadline.into(), run)
+                        .await
+                        .map_err(|_| Late),
                     Err(payload) => Ok(Err(payload)),
                 };
+                // A handler that blocked its thread past the deadline still
+                // returns from that poll, too late: the timer could not
+                // fire while the thread was held.
+                let ran = ran.and_then(|ran| {
+                    if std::time::Instant::now() > meta.deadline {
+                        Err(Late)
+                    } else {
+                        Ok(ran)
+                    }
+                });
                 ran.map(|ran| Ok(ran.unwrap_or_else(|payload| panicked(&*payload))))
             }
             Run::Blocking(handler) => {
@@ -361,6 +378,7 @@ async fn run_handler(
                 });
                 tokio::time::timeout_at(meta.deadline.into(), task)
                     .await
+                    .map_err(|_| Late)
                     .map(|joined| {
                         // Not a panic: the runtime is shutting down.
                         joined.or_else(|error| {
@@ -385,11 +403,14 @@ async fn run_handler(
             return Err(ErrorCode::Cancelled);
         }
     };
-    ran.unwrap_or_else(|_elapsed| {
+    ran.unwrap_or_else(|Late| {
         cancellation.end(CancelReason::Deadline);
         Err(ErrorCode::DeadlineExceeded)
     })
 }
+
+/// The call's deadline passed before its handler's outcome.
+struct Late;
 
 /// A handler's panic, as the thrown error of its call.
 fn panicked(payload: &(dyn std::any::Any + Send)) -> Outcome {

@@ -35,3 +35,17 @@ pub(crate) fn tool() -> Tool {
         .mutating(false)
         .blocking_handler(block)
 }
+
+/// `stress.block-async`'s handler: the mistake the service watches for,
+/// blocking its async worker thread.
+async fn block_async(input: BlockInput) -> Result<BlockOutput, ToolError> {
+    std::thread::sleep(Duration::from_millis(input.ms));
+    Ok(BlockOutput { blocked: input.ms })
+}
+
+pub(crate) fn async_tool() -> Tool {
+    Tool::new("stress.block-async")
+        .description("Blocks its async worker thread for ms milliseconds (std::thread::sleep in an async handler).")
+        .mutating(false)
+        .handler(|input: BlockInput, _ctx: ToolContext| block_async(input))
+}
