@@ -143,12 +143,22 @@ async fn the_weekly_report_is_a_stored_pdf_with_its_page_count() {
 #[tokio::test]
 async fn the_weekly_report_needs_the_runtimes_files() {
     let (pack, _settings, _dir) = pack();
+    // With its idempotency key (without one, the key is what it lacks
+    // first), but no dev runtime to grant files.
     let answer = pack
-        .call("support.weekly-report", json!({}), TestContext::new())
+        .call(
+            "support.weekly-report",
+            json!({}),
+            TestContext::new().idempotency_key("k-1"),
+        )
         .await;
     let error = answer.error().expect("an error");
     assert_eq!(error.code, ErrorCode::HandlerThrow);
-    assert!(error.message.contains("no files"), "{}", error.message);
+    assert!(
+        error.message.contains("the runtime sent no files grant"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]
