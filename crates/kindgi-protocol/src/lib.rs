@@ -32,7 +32,7 @@ pub use index::{
 };
 pub use info::{Info, InfoTool};
 pub use request::{
-    CheckInvoke, CheckRef, ParseError, Request, ToolInvoke, ToolRef, parse_request,
+    CheckInvoke, CheckRef, ParseError, Request, ToolInvoke, ToolRef, not_an_object, parse_request,
     parse_request_value,
 };
 pub use response::{

@@ -125,6 +125,27 @@ pub fn parse_request(body: &[u8]) -> Result<Request, ParseError> {
     parse_request_value(value)
 }
 
+/// What [`parse_request`] answers a body that is no JSON object at all —
+/// not JSON, or JSON of another type — found by a pass over its syntax
+/// that builds nothing: for a body too large to parse, whose answer must
+/// still be the contract's. `None` for a JSON object, whatever
+/// [`parse_request`] would then say of its fields.
+///
+/// ```
+/// use kindgi_protocol::{not_an_object, ErrorCode};
+/// let err = not_an_object(b"[0,0,0]").expect("not an object");
+/// assert_eq!((err.code, err.message.as_str()), (ErrorCode::MalformedMessage, "Message must be a JSON object"));
+/// assert_eq!(not_an_object(b"[0,").map(|e| e.message), Some("Request body is not valid JSON".to_owned()));
+/// assert_eq!(not_an_object(br#" {"v":3}"#), None);
+/// ```
+pub fn not_an_object(body: &[u8]) -> Option<ParseError> {
+    if serde_json::from_slice::<serde::de::IgnoredAny>(body).is_err() {
+        return Some(malformed("Request body is not valid JSON"));
+    }
+    let first = body.iter().find(|b| !b" \t\r\n".contains(b));
+    (first != Some(&b'{')).then(|| malformed("Message must be a JSON object"))
+}
+
 /// Parses a request already read as JSON. See [`parse_request`].
 ///
 /// # Errors

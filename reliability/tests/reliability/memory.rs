@@ -74,8 +74,52 @@ fn zeros_input_body(size: usize) -> Vec<u8> {
     body
 }
 
+/// A message whose `part` is a list of `item` repeated to about `size`
+/// bytes: `part` is where it stands — `input` (of `stress.count`),
+/// `config` or `secrets` in the call's context, or a check's `trace`.
+fn list_in(part: &str, item: &str, size: usize) -> Vec<u8> {
+    let (head, tail) = match part {
+        "input" => (
+            r#"{"v":2,"kind":"invoke","tool":{"id":"stress.count"},"ctx":{"tenantId":"t1","runId":"r"},"input":{"items":["#,
+            "]}}",
+        ),
+        "config" => (
+            r#"{"v":2,"kind":"invoke","tool":{"id":"stress.count"},"input":{"items":[]},"ctx":{"tenantId":"t1","runId":"r","config":{"list":["#,
+            "]}}}",
+        ),
+        "secrets" => (
+            r#"{"v":2,"kind":"invoke","tool":{"id":"stress.count"},"input":{"items":[]},"ctx":{"tenantId":"t1","runId":"r","secrets":{"LIST":["#,
+            "]}}}",
+        ),
+        _ => (
+            r#"{"v":2,"kind":"check-invoke","check":{"id":"stress.checks.ok"},"config":{},"trace":{"steps":["#,
+            "]}}",
+        ),
+    };
+    let mut body = head.as_bytes().to_vec();
+    while body.len() + item.len() + tail.len() < size {
+        body.extend_from_slice(item.as_bytes());
+        body.push(b',');
+    }
+    body.extend_from_slice(item.as_bytes());
+    body.extend_from_slice(tail.as_bytes());
+    body
+}
+
 /// Sends one call and reads its answer: the status, or why there was none.
 async fn send(service: &PackService, body: &[u8], framing: Framing) -> Result<u16, String> {
+    answer(service, body, framing)
+        .await
+        .map(|(status, _)| status)
+}
+
+/// Sends one call and reads its answer: the status and the body, or why
+/// there was none.
+async fn answer(
+    service: &PackService,
+    body: &[u8],
+    framing: Framing,
+) -> Result<(u16, String), String> {
     let mut head = Request::post("/v1/invoke")
         .token(service.token())
         .header("content-type", "application/json");
@@ -108,21 +152,28 @@ async fn send(service: &PackService, body: &[u8], framing: Framing) -> Result<u1
     let _ = write.write_all(&out).await;
     let answer = reader.await.map_err(|e| e.to_string())?;
     let text = String::from_utf8_lossy(&answer);
-    text.split(' ')
+    let status = text
+        .split(' ')
         .nth(1)
         .and_then(|code| code.parse().ok())
-        .ok_or_else(|| format!("no answer: {:?}", text.get(..200.min(text.len()))))
+        .ok_or_else(|| format!("no answer: {:?}", text.get(..200.min(text.len()))))?;
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body.to_owned())
+        .unwrap_or_default();
+    Ok((status, body))
 }
 
 /// One 10 MiB call of each framing and shape, each on a service of its
-/// own: peak RSS grows by at most 160 MiB, or the call is refused 503
-/// (`overloaded`: it did not run).
+/// own: peak RSS grows by at most 160 MiB, or the call is refused for good
+/// (413, or `malformed-message` for a body that is no JSON object: it did
+/// not run, and never will) — never 503, which would invite a retry.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_10_mib_call_of_any_framing_or_shape_costs_at_most_160_mib() {
     let _heavy = heavy().await;
     // 1-byte chunks of 10 MiB take the debug build a minute to parse: they
     // go with a 2 MiB body, 10 MiB in 8-byte chunks.
-    let shapes: [(&str, Vec<u8>, Framing); 8] = [
+    let shapes: [(&str, Vec<u8>, Framing); 16] = [
         (
             "short strings, Content-Length",
             strings_body(TEN_MIB),
@@ -163,6 +214,47 @@ async fn one_10_mib_call_of_any_framing_or_shape_costs_at_most_160_mib() {
             zeros_input_body(TEN_MIB),
             Framing::Length,
         ),
+        // Objects: ~700 bytes parsed for 8 of text.
+        (
+            "input [{\"a\":0},…] 4.6 MB",
+            list_in("input", r#"{"a":0}"#, 4_600_000),
+            Framing::Length,
+        ),
+        (
+            "input [{\"a\":{\"b\":0}},…] 4.6 MB",
+            list_in("input", r#"{"a":{"b":0}}"#, 4_600_000),
+            Framing::Length,
+        ),
+        (
+            "input [{\"a\":0},…] 1 MB",
+            list_in("input", r#"{"a":0}"#, 1_000_000),
+            Framing::Length,
+        ),
+        (
+            "ctx.config [{\"a\":0},…] 4.6 MB",
+            list_in("config", r#"{"a":0}"#, 4_600_000),
+            Framing::Length,
+        ),
+        (
+            "ctx.config [{\"a\":0},…] 1 MB",
+            list_in("config", r#"{"a":0}"#, 1_000_000),
+            Framing::Length,
+        ),
+        (
+            "ctx.secrets [{\"a\":0},…] 4.6 MB",
+            list_in("secrets", r#"{"a":0}"#, 4_600_000),
+            Framing::Length,
+        ),
+        (
+            "trace [{\"a\":0},…] 4.6 MB",
+            list_in("trace", r#"{"a":0}"#, 4_600_000),
+            Framing::Length,
+        ),
+        (
+            "trace [{\"a\":{\"b\":0}},…] 1 MB",
+            list_in("trace", r#"{"a":{"b":0}}"#, 1_000_000),
+            Framing::Length,
+        ),
     ];
     let mut report = Vec::new();
     for (name, body, framing) in &shapes {
@@ -178,7 +270,7 @@ async fn one_10_mib_call_of_any_framing_or_shape_costs_at_most_160_mib() {
             started.elapsed()
         ));
         assert!(
-            matches!(status, Ok(200 | 503)),
+            matches!(status, Ok(200 | 413)),
             "{name}: {status:?}\n{}",
             report.join("\n")
         );
@@ -275,4 +367,81 @@ async fn pending(service: &PackService, body: &[u8], until: Instant) -> Result<u
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0))
+}
+
+/// What a body that can never run is answered, exactly: one past what a
+/// call may take parsed is 413 naming the limit, without `Retry-After`;
+/// one that is no JSON object gets the contract's `malformed-message`, as a
+/// small one would. Neither is 503, which a runtime retries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_can_never_run_is_refused_for_good() {
+    let _heavy = heavy().await;
+    let service = start(&ServiceOptions::default());
+    let five_mib = 5 << 20;
+    let mut unclosed = zeros_input_body(five_mib);
+    unclosed.truncate(unclosed.len() - 4);
+    let cases: [(&str, Vec<u8>, u16, serde_json::Value); 3] = [
+        (
+            "a top-level [0,0,…]",
+            zeros_body(five_mib),
+            200,
+            serde_json::json!({"v": 2, "kind": "error", "code": "malformed-message", "message": "Message must be a JSON object"}),
+        ),
+        (
+            "an unclosed [0,0,… in input",
+            unclosed,
+            200,
+            serde_json::json!({"v": 2, "kind": "error", "code": "malformed-message", "message": "Request body is not valid JSON"}),
+        ),
+        (
+            "input [0,0,…] of 2.6 M values",
+            zeros_input_body(five_mib),
+            413,
+            serde_json::json!({"error": "Request body too large to parse: its JSON would take more than 150 MiB, the most one call may"}),
+        ),
+    ];
+    for (name, body, status, expected) in cases {
+        let (got, text) = answer(&service, &body, Framing::Length)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(got, status, "{name}: {text}");
+        let value: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}: {text}"));
+        assert_eq!(value, expected, "{name}");
+    }
+    // And the service serves on.
+    assert_eq!(
+        send(&service, &strings_body(1024), Framing::Length).await,
+        Ok(200)
+    );
+}
+
+/// Eight ~1 MB calls of objects at once (~120 MB each parsed): the budget
+/// lets in what fits and refuses the rest 503 for now; the process stays
+/// under 512 MiB.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn eight_object_heavy_calls_at_once_stay_under_512_mib() {
+    use std::sync::Arc;
+    let _heavy = heavy().await;
+    let service = Arc::new(start(&ServiceOptions::default()));
+    let body = Arc::new(list_in("input", r#"{"a":0}"#, 1_000_000));
+    let mut calls = Vec::new();
+    for _ in 0..8 {
+        let (service, body) = (Arc::clone(&service), Arc::clone(&body));
+        calls.push(tokio::spawn(async move {
+            send(&service, &body, Framing::Length).await
+        }));
+    }
+    let mut statuses = Vec::new();
+    for call in calls {
+        statuses.push(call.await.expect("call"));
+    }
+    let peak_mib = service.peak_rss_kib() / 1024;
+    println!("8 object-heavy calls: {statuses:?}; peak RSS {peak_mib} MiB");
+    assert!(
+        statuses.iter().all(|s| matches!(s, Ok(200 | 503))),
+        "{statuses:?}"
+    );
+    assert!(statuses.contains(&Ok(200)), "{statuses:?}");
+    assert!(peak_mib < 512, "peak RSS {peak_mib} MiB");
 }

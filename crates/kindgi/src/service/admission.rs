@@ -15,7 +15,9 @@
 //!    and the memory budget (503 `overloaded`), and given up if the drain
 //!    window closes meanwhile (503 `draining`);
 //! 7. what parsing it will build, reserved from the budget (503
-//!    `overloaded`);
+//!    `overloaded`) — or, past what one call may ever take, refused for
+//!    good: 413 naming the limit, or the contract's `malformed-message`
+//!    for a body that is no JSON object;
 //! 8. the call slot, which the body's wait may have let another call take
 //!    (503 `overloaded`).
 //!
@@ -27,6 +29,7 @@ use std::task::Poll;
 
 use bytes::Bytes;
 use hyper::body::Incoming;
+use kindgi_protocol::{ParseError, not_an_object};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::answer::{HttpResponse, draining, overloaded, tenant_mismatch};
@@ -110,6 +113,18 @@ impl Admission {
     }
 }
 
+/// 413 for a body whose parsed document would take more than `limit`
+/// bytes, the most one call may: it can never run.
+fn too_costly(limit: usize) -> HttpResponse {
+    pack_http::error(
+        http::StatusCode::PAYLOAD_TOO_LARGE,
+        &format!(
+            "Request body too large to parse: its JSON would take more than {} MiB, the most one call may",
+            limit / (1024 * 1024)
+        ),
+    )
+}
+
 /// An invoke let in: its body, and what it holds until it is answered.
 /// Dropped once the answer is made; the in-flight count goes last, so that
 /// the drain sees the call's slot and memory given back.
@@ -117,6 +132,9 @@ impl Admission {
 pub(crate) struct Admitted {
     /// The request body, read whole.
     pub(crate) body: Bytes,
+    /// The contract's answer to a body too large to parse that is no JSON
+    /// object: decoding it would build what admission refused to.
+    pub(crate) malformed: Option<ParseError>,
     /// Where the call's CPU-bound work runs, decided by its body's size.
     pub(crate) placement: Placement,
     _slot: OwnedSemaphorePermit,
@@ -191,8 +209,21 @@ pub(crate) async fn admit(
     // refused before it is parsed (it has not run).
     let placement = Placement::for_body(body.len());
     let cost = placement.run(|| parsed_cost(&body));
-    if !memory.grow(cost) {
-        return Err(overloaded());
+    let mut malformed = None;
+    if memory.could_fit(cost) {
+        if !memory.grow(cost) {
+            // The budget is full now, with other calls: later it may not be.
+            return Err(overloaded());
+        }
+    } else {
+        // Past what one call may take, whatever the load: it can never
+        // run, and is not answered as if it might later. A body that is
+        // no JSON object gets the contract's answer, found without
+        // building anything; a message, 413.
+        match placement.run(|| not_an_object(&body)) {
+            Some(refused) => malformed = Some(refused),
+            None => return Err(too_costly(memory.call_limit())),
+        }
     }
     // The room seen before the body may be gone now: then this call is
     // refused like any other past the cap (it has not run).
@@ -201,6 +232,7 @@ pub(crate) async fn admit(
     };
     Ok(Admitted {
         body,
+        malformed,
         placement,
         _slot: slot,
         _memory: memory,

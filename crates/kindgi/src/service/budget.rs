@@ -7,8 +7,10 @@
 //! and its share of a list's spare capacity). A call reserves its body's
 //! bytes as they arrive and, before parsing, an upper bound of what the
 //! parsed document costs ([`parsed_cost`]); a call that would pass the
-//! budget, or take more than [`MAX_CALL_BYTES`] alone, is refused 503
-//! `overloaded` — it did not run — and its reservation is given back when
+//! budget now is refused 503 `overloaded` — it did not run, and may later —
+//! and one that would take more than [`MAX_CALL_BYTES`] alone never can
+//! run: admission answers it 413 (or, when it isn't a JSON object at all,
+//! the contract's `malformed-message`). A reservation is given back when
 //! the call ends.
 
 use std::sync::Arc;
@@ -62,13 +64,27 @@ pub(crate) struct Reservation {
 }
 
 impl Reservation {
+    /// Whether `more` bytes could ever be reserved for this call: within
+    /// [`MAX_CALL_BYTES`] and the whole budget, whatever the other calls
+    /// hold.
+    pub(crate) fn could_fit(&self, more: usize) -> bool {
+        self.bytes
+            .checked_add(more)
+            .is_some_and(|total| total <= self.call_limit())
+    }
+
+    /// The most one call may reserve.
+    pub(crate) fn call_limit(&self) -> usize {
+        MAX_CALL_BYTES.min(self.budget.limit)
+    }
+
     /// Reserves `more` bytes; `false`, taking nothing, when that would pass
     /// the budget or [`MAX_CALL_BYTES`] for this call.
     pub(crate) fn grow(&mut self, more: usize) -> bool {
         let Some(total) = self.bytes.checked_add(more) else {
             return false;
         };
-        if total > MAX_CALL_BYTES.min(self.budget.limit) {
+        if total > self.call_limit() {
             return false;
         }
         let limit = self.budget.limit;
@@ -92,15 +108,25 @@ impl Drop for Reservation {
 }
 
 /// Bodies under this size are not counted: their document is reserved at
-/// [`VALUE_COST`] times their size, an upper bound of any shape (2 bytes of
-/// `[0,0,…]` a value, with room for a string's overhead).
-const SMALL_BODY_BYTES: usize = 64 * 1024;
+/// [`SMALL_BODY_BYTE_COST`] a byte, an upper bound of any shape.
+const SMALL_BODY_BYTES: usize = 4 * 1024;
+/// What a byte of a small body may cost parsed, at most: the dearest shape
+/// is nested objects with empty keys, `{"":` (4 bytes) an object node
+/// ([`OBJECT_COST`]), a value and an entry — 804 bytes with its own, 201 a
+/// byte; counted 256.
+const SMALL_BODY_BYTE_COST: usize = 256;
 /// What one JSON value may cost parsed: a `serde_json::Value` (32 bytes),
 /// and as much again for a list's spare capacity or a typed handler's own
 /// copy of its input.
 const VALUE_COST: usize = 64;
+/// What an object costs beyond its value once it has an entry: its map's
+/// first node (`BTreeMap<String, Value>`: room for 11 keys of 24 bytes and
+/// 11 values of 32, 628 bytes, a 640-byte block of malloc). A one-key
+/// object measured ~700 bytes in the real process, value and entry and
+/// list slot included; counted so, it is bounded by ~900.
+const OBJECT_COST: usize = 640;
 /// What an object's entry costs beyond its value and its key's bytes: the
-/// key's `String` and its share of the map's node.
+/// key's `String` and its share of the map's nodes past the first.
 const ENTRY_COST: usize = 96;
 /// What a string that isn't empty costs beyond its bytes: its allocation's
 /// own overhead (an empty one allocates nothing).
@@ -109,7 +135,8 @@ const STRING_COST: usize = 32;
 /// An upper bound of what `body`'s document takes once parsed and read
 /// into a handler's input, counted in passes over its bytes that build
 /// nothing: [`VALUE_COST`] for every `,`, `[` and `{` (each begins a value
-/// at most), [`ENTRY_COST`] for every `:` (an object entry),
+/// at most), [`OBJECT_COST`] more for every `{`, [`ENTRY_COST`] for every
+/// `:` (an object entry),
 /// [`STRING_COST`] for every pair of quotes but an empty string's (which
 /// allocates nothing), and the body's bytes (what strings hold, at most).
 /// The bytes are counted wherever they stand, inside strings too: that
@@ -118,26 +145,32 @@ const STRING_COST: usize = 32;
 /// parsing stops at its first error, having built less.
 pub(crate) fn parsed_cost(body: &[u8]) -> usize {
     if body.len() < SMALL_BODY_BYTES {
-        return body.len().saturating_mul(VALUE_COST).max(VALUE_COST);
+        return body
+            .len()
+            .saturating_mul(SMALL_BODY_BYTE_COST)
+            .max(VALUE_COST);
     }
-    let (mut values, mut entries, mut quotes) = (1usize, 0usize, 0usize);
+    let (mut values, mut objects, mut entries, mut quotes) = (1usize, 0usize, 0usize, 0usize);
     // Counted in lanes of a byte, which the compiler turns into vector
     // compares: a chunk of 255 bytes can't overflow one.
     for chunk in body.chunks(255) {
-        let (mut chunk_values, mut chunk_entries, mut chunk_quotes) = (0u8, 0u8, 0u8);
+        let (mut chunk_values, mut chunk_objects, mut chunk_entries, mut chunk_quotes) =
+            (0u8, 0u8, 0u8, 0u8);
         for &byte in chunk {
-            chunk_values +=
-                u8::from(byte == b',') + u8::from(byte == b'[') + u8::from(byte == b'{');
+            chunk_values += u8::from(byte == b',') + u8::from(byte == b'[');
+            chunk_objects += u8::from(byte == b'{');
             chunk_entries += u8::from(byte == b':');
             chunk_quotes += u8::from(byte == b'"');
         }
         values += usize::from(chunk_values);
+        objects += usize::from(chunk_objects);
         entries += usize::from(chunk_entries);
         quotes += usize::from(chunk_quotes);
     }
     let strings = quotes.div_ceil(2).saturating_sub(empty_strings(body));
     values
         .saturating_mul(VALUE_COST)
+        .saturating_add(objects.saturating_mul(VALUE_COST + OBJECT_COST))
         .saturating_add(entries.saturating_mul(ENTRY_COST))
         .saturating_add(strings.saturating_mul(STRING_COST))
         .saturating_add(body.len())
@@ -197,11 +230,21 @@ mod tests {
     }
 
     #[test]
-    fn a_small_body_costs_a_value_a_byte() {
+    fn a_small_body_costs_its_dearest_shape_a_byte() {
         assert_eq!(parsed_cost(b""), VALUE_COST);
-        assert_eq!(parsed_cost(b"[0,0]"), 5 * VALUE_COST);
+        assert_eq!(parsed_cost(b"[0,0]"), 5 * SMALL_BODY_BYTE_COST);
         let almost = vec![b' '; SMALL_BODY_BYTES - 1];
-        assert_eq!(parsed_cost(&almost), (SMALL_BODY_BYTES - 1) * VALUE_COST);
+        assert_eq!(
+            parsed_cost(&almost),
+            (SMALL_BODY_BYTES - 1) * SMALL_BODY_BYTE_COST
+        );
+        // The dearest shape, counted as a large body would be, is within.
+        let nested = r#"{"":"#.repeat(SMALL_BODY_BYTES / 4 + 1);
+        assert!(
+            parsed_cost(nested.as_bytes()) <= nested.len() * SMALL_BODY_BYTE_COST,
+            "{}",
+            parsed_cost(nested.as_bytes())
+        );
     }
 
     #[test]
@@ -212,11 +255,17 @@ mod tests {
         assert_eq!(parsed_cost(&body), (1 + count) * VALUE_COST + body.len());
         let body = array_of(r#"{"ab":"c"}"#);
         let count = SMALL_BODY_BYTES / 10 + 1;
-        let values = 1 + 1 + count + (count - 1);
+        // The list, a value after its opening and each comma; an object
+        // each.
+        let values = 1 + 1 + (count - 1);
         let strings = 2 * count;
         assert_eq!(
             parsed_cost(&body),
-            values * VALUE_COST + count * ENTRY_COST + strings * STRING_COST + body.len()
+            values * VALUE_COST
+                + count * (VALUE_COST + OBJECT_COST)
+                + count * ENTRY_COST
+                + strings * STRING_COST
+                + body.len()
         );
     }
 
@@ -231,6 +280,7 @@ mod tests {
         assert_eq!(
             bound,
             (1 + count + 3 * count) * VALUE_COST
+                + count * OBJECT_COST
                 + count * ENTRY_COST
                 + (3 * count).div_ceil(2) * STRING_COST
                 + body.len()

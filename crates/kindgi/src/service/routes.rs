@@ -158,7 +158,10 @@ async fn invoke(
     );
     // The body is freed once decoded: what the call goes on with is its own.
     let body = std::mem::take(&mut admitted.body);
-    let decoded = meta.placement.run(|| decode(&state.invoker, &body));
+    let decoded = match admitted.malformed.take() {
+        Some(malformed) => Err(malformed),
+        None => meta.placement.run(|| decode(&state.invoker, &body)),
+    };
     drop(body);
     let invoker = &state.invoker;
     let outcome = match decoded {
