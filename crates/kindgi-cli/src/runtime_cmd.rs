@@ -27,7 +27,8 @@ pub(crate) struct RuntimeArgs {
     /// The dev admin API's token (default: a random one, printed at start).
     #[arg(long, env = "KINDGI_RUNTIME_ADMIN_TOKEN", hide_env_values = true)]
     admin_token: Option<String>,
-    /// Tool-files and wait-link requests one client may send per window.
+    /// Tool-files and wait-link requests per window with one token or wait
+    /// link (and from one client without either).
     #[arg(long, default_value_t = 600)]
     rate_limit: u32,
     /// The rate-limit window, in milliseconds.

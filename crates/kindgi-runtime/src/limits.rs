@@ -8,12 +8,26 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-/// A fixed-window request counter per client address.
+/// Whose budget a request counts against: the credential it carries (a
+/// files token's or a wait link's id, as written, before it is checked),
+/// or, carrying none that is well formed, its client's address. So a flood
+/// without a credential — from a local client, every one of which is
+/// 127.0.0.1 — uses up only its own budget, and a valid token's requests
+/// still go through.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum Bucket {
+    /// A request with a well-formed credential: its id.
+    Credential(String),
+    /// A request without one, by client address.
+    Anonymous(IpAddr),
+}
+
+/// A fixed-window request counter per [`Bucket`].
 #[derive(Debug)]
 pub(crate) struct RateLimiter {
     limit: u32,
     window: Duration,
-    clients: Mutex<HashMap<IpAddr, (Instant, u32)>>,
+    clients: Mutex<HashMap<Bucket, (Instant, u32)>>,
 }
 
 impl RateLimiter {
@@ -25,8 +39,9 @@ impl RateLimiter {
         }
     }
 
-    /// Counts one request from `client`: `Err(retry_after)` past the limit.
-    pub(crate) fn check(&self, client: IpAddr) -> Result<(), Duration> {
+    /// Counts one request against `bucket`: `Err(retry_after)` past the
+    /// limit.
+    pub(crate) fn check(&self, bucket: Bucket) -> Result<(), Duration> {
         let now = Instant::now();
         let mut clients = self
             .clients
@@ -35,7 +50,7 @@ impl RateLimiter {
         if clients.len() > 10_000 {
             clients.retain(|_, (start, _)| now.duration_since(*start) < self.window);
         }
-        let entry = clients.entry(client).or_insert((now, 0));
+        let entry = clients.entry(bucket).or_insert((now, 0));
         if now.duration_since(entry.0) >= self.window {
             *entry = (now, 0);
         }
@@ -82,14 +97,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rate_limit_counts_per_client_and_window() {
+    fn rate_limit_counts_per_bucket_and_window() {
         let limiter = RateLimiter::new(2, Duration::from_millis(50));
-        let a = IpAddr::from([127, 0, 0, 1]);
-        let b = IpAddr::from([127, 0, 0, 2]);
-        assert!(limiter.check(a).is_ok());
-        assert!(limiter.check(a).is_ok());
-        assert!(limiter.check(a).is_err());
+        let a = Bucket::Anonymous(IpAddr::from([127, 0, 0, 1]));
+        let b = Bucket::Anonymous(IpAddr::from([127, 0, 0, 2]));
+        let token = Bucket::Credential("abc".to_owned());
+        assert!(limiter.check(a.clone()).is_ok());
+        assert!(limiter.check(a.clone()).is_ok());
+        assert!(limiter.check(a.clone()).is_err());
         assert!(limiter.check(b).is_ok());
+        // A credential's own budget, whatever the address used up.
+        assert!(limiter.check(token.clone()).is_ok());
+        assert!(limiter.check(token).is_ok());
         std::thread::sleep(Duration::from_millis(60));
         assert!(limiter.check(a).is_ok());
     }

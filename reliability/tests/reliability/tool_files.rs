@@ -267,3 +267,55 @@ async fn sigkill_during_uploads_leaves_a_consistent_store_that_restarts() {
     assert!(stored > 20, "uploads were stored: {report:#?}");
     assert!(cut > 0, "the kill cut uploads in flight: {report:#?}");
 }
+
+/// A flood without a credential — no token, a malformed one, a garbage
+/// wait link — from the same local address as every client: it uses up
+/// its own budget only, and a valid token's store and a valid wait link's
+/// answer still go through. A token past its own budget is refused.
+#[tokio::test]
+async fn a_flood_without_a_credential_locks_no_valid_token_out() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let rt = RuntimeProcess::start(&kindgi_bin(), dir.path(), &["--rate-limit", "50"]);
+    let call = open(&rt, "run-flood", "t1", true, false).await;
+    let valid = token(&call);
+    let mut statuses = std::collections::BTreeMap::<u16, usize>::new();
+    for i in 0..60 {
+        let status = match i % 3 {
+            0 => {
+                rt.send(Request::post("/v1/tool-files").body(b"x".to_vec()))
+                    .await
+                    .status
+            }
+            1 => {
+                rt.store("kgi_tf_not-a-token", b"x", "text/plain", None)
+                    .await
+                    .status
+            }
+            _ => {
+                rt.send(Request::post("/v1/waits/garbage").json(&json!({})))
+                    .await
+                    .status
+            }
+        };
+        *statuses.entry(status).or_default() += 1;
+    }
+    // The first 50 refused for what they are, the rest for the flood.
+    assert_eq!(statuses.get(&429), Some(&10), "{statuses:?}");
+    let flooded = rt.store("", b"x", "text/plain", None).await;
+    assert_eq!(flooded.status, 429, "{}", flooded.text());
+    assert_eq!(
+        flooded.json_or_null()["error"]["message"],
+        "Too many requests with this credential, or from this client without one; nothing was stored"
+    );
+    // The valid token: its own budget.
+    let stored = rt
+        .store(&valid, b"after the flood", "text/plain", None)
+        .await;
+    assert_eq!(stored.status, 200, "{}", stored.text());
+    for _ in 0..49 {
+        let _ = rt.store(&valid, b"again", "text/plain", None).await;
+    }
+    let past = rt.store(&valid, b"one too many", "text/plain", None).await;
+    assert_eq!(past.status, 429, "{}", past.text());
+    assert!(past.header("retry-after").is_some());
+}

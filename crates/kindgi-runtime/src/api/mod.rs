@@ -17,6 +17,7 @@ use axum::routing::{delete, get, post, put};
 
 pub(crate) use error::ApiError;
 
+use self::rate_limit::Credential;
 use crate::DevRuntime;
 
 /// The id of one request: in every error body and in `X-Request-Id`.
@@ -30,15 +31,30 @@ pub(crate) fn router(runtime: DevRuntime) -> Router {
     let public = Router::new()
         .route(
             "/v1/tool-files",
-            rate_limit::limited(post(tool_files::store), &runtime, "nothing was stored"),
+            rate_limit::limited(
+                post(tool_files::store),
+                &runtime,
+                Credential::FilesToken,
+                "nothing was stored",
+            ),
         )
         .route(
             "/v1/tool-files/{artifact_id}",
-            rate_limit::limited(get(tool_files::read), &runtime, "nothing was read"),
+            rate_limit::limited(
+                get(tool_files::read),
+                &runtime,
+                Credential::FilesToken,
+                "nothing was read",
+            ),
         )
         .route(
             "/v1/waits/{link}",
-            rate_limit::limited(post(waits::complete), &runtime, "the wait was not answered"),
+            rate_limit::limited(
+                post(waits::complete),
+                &runtime,
+                Credential::WaitLink,
+                "the wait was not answered",
+            ),
         );
     // The dev admin API: the admin token before anything else.
     let admin = Router::new()
