@@ -36,6 +36,10 @@ pub(crate) struct ServiceArgs {
     /// The tenant the call is for (`kindgi-tenant-id`).
     #[arg(long, default_value = "dev-tenant")]
     tenant: String,
+    /// Speak HTTP/2 over cleartext with prior knowledge (h2c), as a
+    /// runtime behind Cloud Run's end-to-end HTTP/2 does.
+    #[arg(long)]
+    http2: bool,
 }
 
 impl ServiceArgs {
@@ -46,7 +50,12 @@ impl ServiceArgs {
         let token = self.token.clone().ok_or_else(|| {
             UsageError("no pack token: pass --token T or set KINDGI_SERVICE_TOKEN".into())
         })?;
-        Ok(PackClient::new(url, Secret::new(token)))
+        let client = PackClient::new(url, Secret::new(token));
+        Ok(if self.http2 {
+            client.with_http2()
+        } else {
+            client
+        })
     }
 
     fn url(&self) -> &str {

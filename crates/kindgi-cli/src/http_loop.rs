@@ -1,6 +1,7 @@
 //! The accept loop of the command's own HTTP servers (the dev front, the
-//! inspector of `kindgi inspect`): each connection served as HTTP/1.1 by
-//! `answer` on a task of its own, until `shutdown` resolves.
+//! inspector of `kindgi inspect`): each connection served as HTTP/1.1, or
+//! as HTTP/2 over cleartext with prior knowledge (h2c), by `answer` on a
+//! task of its own, until `shutdown` resolves.
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -10,9 +11,9 @@ use bytes::Bytes;
 use http::{Request, Response};
 use http_body_util::combinators::BoxBody;
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use tokio::net::TcpListener;
 
 /// Serves `listener` with `answer` until `shutdown` resolves. A failed
@@ -42,7 +43,7 @@ pub(crate) async fn serve<A, F>(
                 let answered = answer(request);
                 async move { Ok::<_, Infallible>(answered.await) }
             });
-            let _ = http1::Builder::new()
+            let _ = auto::Builder::new(TokioExecutor::new())
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });

@@ -195,3 +195,67 @@ fn an_unknown_tool_suggests_the_nearest_ids() {
         "{stderr}"
     );
 }
+
+/// `kindgi call --http2`: the same call over h2c with prior knowledge; an
+/// HTTP/1.1-only server can't answer it, which shows it is HTTP/2.
+#[test]
+fn kindgi_call_speaks_h2c_with_http2() {
+    let binary = fixture_binary();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let index = dir.path().join("index.json");
+    let indexed = Command::new(&binary)
+        .args(["index", "--pack-dir"])
+        .arg(fixture_dir())
+        .arg("--output")
+        .arg(&index)
+        .output()
+        .expect("indexed");
+    assert!(indexed.status.success(), "{indexed:?}");
+    let service = start_service(&binary, &index);
+    let data = dir.path().join("data");
+    let out = call(
+        "conformance.echo",
+        &json!({"message": "h2"}),
+        &service,
+        &index,
+        &data,
+    )
+    .arg("--http2")
+    .output()
+    .expect("kindgi call runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout");
+    assert_eq!(printed, json!({"message": "h2"}));
+
+    // An HTTP/1.1-only listener: the h2c preface gets no HTTP/2 answer.
+    let http1_only = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://{}", http1_only.local_addr().expect("addr"));
+    std::thread::spawn(move || {
+        use std::io::{Read as _, Write as _};
+        for stream in http1_only.incoming().take(4).flatten() {
+            let mut stream = stream;
+            let mut buf = [0u8; 1024];
+            let _ = stream.read(&mut buf);
+            let _ = stream.write_all(
+                b"HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+            );
+        }
+    });
+    let out = Command::new(KINDGI)
+        .args(["call", "conformance.echo", "--input", "{}", "--http2"])
+        .args(["--service", &url, "--token", "e2e-token"])
+        .arg("--data-dir")
+        .arg(&data)
+        .output()
+        .expect("kindgi call runs");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

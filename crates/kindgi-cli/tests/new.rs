@@ -200,6 +200,13 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
         serde_json::from_str::<Value>(&stdout).expect("JSON"),
         json!({"count": 2})
     );
+    // The dev front takes h2c with prior knowledge too.
+    let (code, stdout, stderr) = call("demo-pack.count", r#"{"text":"hi"}"#, &["--http2"]).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&stdout).expect("JSON"),
+        json!({"count": 3})
+    );
 }
 
 /// `kindgi new --crates-io` where the registry has no `kindgi` (here an

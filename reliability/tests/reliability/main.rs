@@ -6,6 +6,7 @@ mod blocking;
 mod common;
 mod drain;
 mod early_answers;
+mod h2c;
 mod hostile_http;
 mod hostile_json;
 mod logs;

@@ -140,6 +140,15 @@ impl PackClient {
         }
     }
 
+    /// Speaks HTTP/2 over cleartext with prior knowledge (h2c): every call
+    /// a stream of one connection, as a runtime behind Cloud Run's
+    /// end-to-end HTTP/2 talks to a container.
+    #[must_use]
+    pub fn with_http2(mut self) -> Self {
+        self.http = Arc::new(pool::Pool::http2());
+        self
+    }
+
     /// Uses `policy` for retries.
     #[must_use]
     pub fn with_retry(mut self, policy: RetryPolicy) -> Self {

@@ -22,6 +22,8 @@ const IDLE_FOR: Duration = Duration::from_secs(15);
 #[derive(Debug)]
 pub(super) struct Pool {
     current: Mutex<(Generation, reqwest::Client)>,
+    /// HTTP/2 with prior knowledge (h2c), else HTTP/1.1.
+    http2: bool,
 }
 
 /// Which pool an attempt was sent from.
@@ -32,7 +34,16 @@ impl Pool {
     /// A pool with no connection yet.
     pub(super) fn new() -> Self {
         Self {
-            current: Mutex::new((Generation(0), fresh())),
+            current: Mutex::new((Generation(0), fresh(false))),
+            http2: false,
+        }
+    }
+
+    /// A pool of h2c connections, with none yet.
+    pub(super) fn http2() -> Self {
+        Self {
+            current: Mutex::new((Generation(0), fresh(true))),
+            http2: true,
         }
     }
 
@@ -46,7 +57,7 @@ impl Pool {
     pub(super) fn renew(&self, seen: Generation) {
         let mut current = self.lock();
         if current.0 == seen {
-            *current = (Generation(seen.0 + 1), fresh());
+            *current = (Generation(seen.0 + 1), fresh(self.http2));
         }
     }
 
@@ -62,12 +73,15 @@ pub(super) fn says_draining(body: &[u8]) -> bool {
         .is_ok_and(|v| v.get("error").and_then(serde_json::Value::as_str) == Some("draining"))
 }
 
-/// A client with an empty pool.
-fn fresh() -> reqwest::Client {
-    reqwest::Client::builder()
-        .pool_idle_timeout(IDLE_FOR)
-        .build()
-        .unwrap_or_default()
+/// A client with an empty pool, of h2c connections when `http2`.
+fn fresh(http2: bool) -> reqwest::Client {
+    let builder = reqwest::Client::builder().pool_idle_timeout(IDLE_FOR);
+    let builder = if http2 {
+        builder.http2_prior_knowledge()
+    } else {
+        builder
+    };
+    builder.build().unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -8,15 +8,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::rt::TokioIo;
 use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpStream;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 
-use super::routes;
 use super::state::ServiceState;
+use super::{routes, transport};
 
 /// The most connections served at once. Past it, a new connection takes the
 /// slot of the oldest one that has not completed its first request head
@@ -124,10 +123,8 @@ impl Connections {
                     let answer = routes::answer_guarded(Arc::clone(&state), request);
                     async move { Ok::<_, Infallible>(answer.await) }
                 });
-                let connection = http1::Builder::new()
-                    .timer(TokioTimer::new())
-                    .header_read_timeout(header_timeout)
-                    .serve_connection(TokioIo::new(stream), service);
+                let server = transport::server(header_timeout);
+                let connection = server.serve_connection(TokioIo::new(stream), service);
                 let watched = watcher.watch(connection);
                 // Closed to make room, or its first head late. Once that
                 // head is in, leaving the list drops the sender: an error,

@@ -48,6 +48,7 @@ pub(crate) mod state;
 mod token;
 pub(crate) mod tool;
 mod traceparent;
+mod transport;
 
 use std::fmt;
 use std::sync::Arc;

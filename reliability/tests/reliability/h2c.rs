@@ -1,0 +1,266 @@
+//! The contract over HTTP/2 with prior knowledge (h2c) on the service's own
+//! port, with real independent clients: Node's `http2` module (many streams
+//! on one connection) and curl `--http2-prior-knowledge`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use kindgi_reliability::{PackService, ServiceOptions};
+use serde_json::{Value, json};
+
+use crate::common::start;
+
+const WAIT: Duration = Duration::from_secs(30);
+
+/// Sends `requests` at once on one h2c connection with Node's `http2`
+/// (`reliability/node/h2c.mjs`): what each got, in order.
+fn node_h2c(service: &PackService, requests: &Value) -> Vec<Value> {
+    use std::io::Write as _;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("node/h2c.mjs");
+    let mut child = std::process::Command::new("node")
+        .arg(script)
+        .arg(format!("http://{}", service.addr()))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("node could not run ({e}): Debian's `nodejs` package (scripts/install-test-deps installs it)")
+        });
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(requests.to_string().as_bytes())
+        .expect("requests written");
+    let out = child.wait_with_output().expect("node ran");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON line")
+}
+
+fn invoke(token: &str, tool: &str, input: Value, run: &str) -> Value {
+    json!({
+        "method": "POST", "path": "/v1/invoke",
+        "headers": {"kindgi-pack-token": token, "content-type": "application/json"},
+        "body": json!({"v": 2, "kind": "invoke", "tool": {"id": tool}, "input": input,
+                       "ctx": {"tenantId": "t1", "runId": run}}).to_string(),
+    })
+}
+
+fn body(answer: &Value) -> Value {
+    serde_json::from_str(answer["body"].as_str().unwrap_or_default()).unwrap_or(Value::Null)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_rule_of_the_contract_holds_over_h2c() {
+    let service = start(&ServiceOptions::default());
+    let token = service.token().to_owned();
+    let mut sleep_with_deadline = invoke(&token, "stress.sleep", json!({"ms": 5000}), "r-deadline");
+    sleep_with_deadline["headers"]["kindgi-timeout-ms"] = json!("100");
+    let mut reset = invoke(&token, "stress.sleep", json!({"ms": 10_000}), "r-reset");
+    reset["resetAfterMs"] = json!(300);
+    let requests = json!([
+        {"path": "/healthz"},
+        {"path": "/readyz"},
+        {"path": "/v1/info", "headers": {"kindgi-pack-token": token}},
+        {"path": "/nowhere"},
+        {"path": "/v1/invoke"},
+        {"method": "POST", "path": "/v1/invoke", "headers": {"content-type": "application/json"}, "body": "{}"},
+        {"method": "POST", "path": "/v1/invoke", "headers": {"kindgi-pack-token": token, "content-type": "text/plain"}, "body": "{}"},
+        {"method": "POST", "path": "/v1/invoke", "headers": {"kindgi-pack-token": token, "content-type": "application/json", "content-length": "11000000"}, "zeros": 11_000_000},
+        {"method": "POST", "path": "/v1/invoke", "headers": {"kindgi-pack-token": token, "content-type": "application/json"}, "zeros": 10 * 1024 * 1024 + 1},
+        invoke(&token, "stress.sleep", json!({"ms": 1}), "r-ok"),
+        sleep_with_deadline,
+        reset,
+    ]);
+    let got = node_h2c(&service, &requests);
+    let status = |i: usize| got[i]["status"].as_u64().unwrap_or_default();
+    assert_eq!(status(0), 200, "{}", got[0]);
+    assert_eq!(body(&got[0]), json!({"status": "ok"}));
+    assert_eq!(status(1), 200, "{}", got[1]);
+    assert_eq!(status(2), 200, "{}", got[2]);
+    assert_eq!(body(&got[2])["packId"], "stress");
+    assert_eq!(status(3), 404, "{}", got[3]);
+    assert_eq!(status(4), 405, "{}", got[4]);
+    assert_eq!(status(5), 401, "{}", got[5]);
+    assert_eq!(status(6), 415, "{}", got[6]);
+    assert_eq!(status(7), 413, "declared: {}", got[7]);
+    assert_eq!(status(8), 413, "streamed: {}", got[8]);
+    assert_eq!(body(&got[8]), json!({"error": "Request body too large"}));
+    assert_eq!(status(9), 200, "{}", got[9]);
+    assert_eq!(
+        body(&got[9]),
+        json!({"v": 2, "kind": "result", "output": {"slept": 1}})
+    );
+    assert!(
+        got[9]["headers"]["kindgi-duration-ms"].is_string(),
+        "{}",
+        got[9]
+    );
+    assert!(
+        got[9]["headers"]["kindgi-artifact-version"].is_string(),
+        "{}",
+        got[9]
+    );
+    assert_eq!(status(10), 200, "{}", got[10]);
+    assert_eq!(body(&got[10])["code"], "deadline-exceeded");
+    assert!(got[11]["error"].is_string(), "reset: {}", got[11]);
+
+    // Every call has its record; the reset one ended cancelled.
+    let recorded = |records: &[Value]| {
+        ["r-ok", "r-deadline", "r-reset"].iter().all(|run| {
+            records
+                .iter()
+                .any(|r| r["kind"] == "call" && r["runId"] == *run)
+        })
+    };
+    assert!(tokio::task::block_in_place(
+        || service.wait_records(recorded, WAIT)
+    ));
+    let records = service.records();
+    let outcome = |run: &str| {
+        records
+            .iter()
+            .find(|r| r["kind"] == "call" && r["runId"] == run)
+            .map(|r| r["outcome"].clone())
+    };
+    assert_eq!(outcome("r-ok"), Some(json!("ok")));
+    assert_eq!(outcome("r-deadline"), Some(json!("deadline-exceeded")));
+    assert_eq!(outcome("r-reset"), Some(json!("cancelled")));
+}
+
+/// The concurrency cap counts streams as it counts requests: past it, 503
+/// `overloaded` with `Retry-After: 1` on that stream, the others served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_concurrency_cap_counts_streams() {
+    let service = start(&ServiceOptions::default().max_concurrency(2));
+    let token = service.token().to_owned();
+    let requests: Vec<Value> = (0..4)
+        .map(|i| {
+            invoke(
+                &token,
+                "stress.sleep",
+                json!({"ms": 1500}),
+                &format!("r-{i}"),
+            )
+        })
+        .collect();
+    let got = node_h2c(&service, &Value::Array(requests));
+    let mut served = 0;
+    let mut refused = 0;
+    for answer in &got {
+        match answer["status"].as_u64() {
+            Some(200) => served += 1,
+            Some(503) => {
+                refused += 1;
+                assert_eq!(body(answer), json!({"error": "overloaded"}));
+                assert_eq!(answer["headers"]["retry-after"], "1");
+            }
+            _ => panic!("{answer}"),
+        }
+    }
+    assert_eq!((served, refused), (2, 2), "{got:?}");
+}
+
+/// The pinned tenant over h2c: 421 for another tenant.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pinned_service_refuses_another_tenant_over_h2c() {
+    let service = start(&ServiceOptions::default().env("KINDGI_PACK_TENANT_ID", "t2"));
+    let token = service.token().to_owned();
+    let mut call = invoke(&token, "stress.sleep", json!({"ms": 1}), "r");
+    call["headers"]["kindgi-tenant-id"] = json!("t1");
+    let got = node_h2c(&service, &json!([call]));
+    assert_eq!(got[0]["status"], 421, "{}", got[0]);
+    assert_eq!(body(&got[0]), json!({"code": "pack-tenant-mismatch"}));
+}
+
+/// curl, an independent client, with prior knowledge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn curl_calls_with_prior_knowledge() {
+    let service = start(&ServiceOptions::default());
+    let out = std::process::Command::new("curl")
+        .args(["-s", "--http2-prior-knowledge", "-o", "-", "-w", "\n%{http_version} %{http_code}"])
+        .arg(format!("http://{}/v1/invoke", service.addr()))
+        .args(["-H", &format!("kindgi-pack-token: {}", service.token())])
+        .args(["-H", "content-type: application/json"])
+        .args(["-d", r#"{"v":2,"kind":"invoke","tool":{"id":"stress.sleep"},"input":{"ms":1},"ctx":{"tenantId":"t1","runId":"r"}}"#])
+        .output()
+        .unwrap_or_else(|e| panic!("curl could not run ({e}): Debian's `curl` package"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (answer, version) = text.rsplit_once('\n').expect("the answer and its status");
+    assert_eq!(version, "2 200");
+    assert_eq!(
+        serde_json::from_str::<Value>(answer).expect("JSON"),
+        json!({"v": 2, "kind": "result", "output": {"slept": 1}})
+    );
+}
+
+/// SIGTERM while 4 h2c connections keep 8 calls each in flight: the
+/// service sends GOAWAY and finishes its streams; every call answered 200
+/// ran exactly once, every other one (503 `draining`, a refused stream, a
+/// session gone away) never ran, and none ran without its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drain_over_h2c_loses_and_doubles_nothing() {
+    let _heavy = crate::common::heavy().await;
+    let mut service = start(&ServiceOptions::default().max_concurrency(64));
+    let file = service.scratch().join("ran.txt");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("node/h2c-drain.mjs");
+    let client = std::process::Command::new("node")
+        .arg(script)
+        .arg(format!("http://{}", service.addr()))
+        .arg(service.token())
+        .arg(&file)
+        .args(["100000", "4"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("node could not run ({e}): Debian's `nodejs` package"));
+    // Under load: some calls have run.
+    let ran = |n: usize| {
+        std::fs::read_to_string(&file)
+            .map(|text| text.lines().count() >= n)
+            .unwrap_or(false)
+    };
+    let started = std::time::Instant::now();
+    while !ran(200) && started.elapsed() < WAIT {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(ran(200), "calls ran before the drain");
+    service.sigterm();
+    let status = tokio::task::block_in_place(|| service.wait_exit(Duration::from_secs(15)));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+    let out = tokio::task::block_in_place(|| client.wait_with_output()).expect("node ran");
+    let seen: serde_json::Map<String, Value> =
+        serde_json::from_slice(&out.stdout).expect("one JSON line");
+    let text = std::fs::read_to_string(&file).unwrap_or_default();
+    let mut counts = std::collections::HashMap::<&str, usize>::new();
+    for line in text.lines() {
+        *counts.entry(line).or_default() += 1;
+    }
+    let (mut ok, mut refused) = (0, 0);
+    for (id, outcome) in &seen {
+        let times = counts.get(id.as_str()).copied().unwrap_or(0);
+        match outcome["status"].as_u64() {
+            Some(200) => {
+                ok += 1;
+                assert_eq!(times, 1, "{id} answered 200 ran {times} times");
+            }
+            Some(503) => {
+                refused += 1;
+                assert_eq!(body(outcome), json!({"error": "draining"}), "{id}");
+                assert_eq!(times, 0, "{id} refused draining ran");
+            }
+            _ => {
+                refused += 1;
+                assert_eq!(times, 0, "{id} ran without its answer: {outcome}");
+            }
+        }
+    }
+    assert!(counts.values().all(|n| *n == 1), "a call ran twice");
+    assert_eq!(counts.len(), ok, "every call that ran was answered");
+    println!("h2c drain: {ok} answered, {refused} refused or never sent");
+    assert!(ok >= 200 && refused > 0, "{ok} ok, {refused} refused");
+}
