@@ -264,3 +264,81 @@ async fn a_drain_over_h2c_loses_and_doubles_nothing() {
     println!("h2c drain: {ok} answered, {refused} refused or never sent");
     assert!(ok >= 200 && refused > 0, "{ok} ok, {refused} refused");
 }
+
+/// Runs `reliability/node/h2c-attacks.mjs` with `attack` and `n`.
+fn attack(service: &PackService, attack: &str, n: usize) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("node/h2c-attacks.mjs");
+    let out = std::process::Command::new("node")
+        .arg(script)
+        .arg(format!("http://{}", service.addr()))
+        .arg(service.token())
+        .arg(attack)
+        .arg(n.to_string())
+        .output()
+        .unwrap_or_else(|e| panic!("node could not run ({e}): Debian's `nodejs` package"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("one JSON line")
+}
+
+/// The known HTTP/2 attacks on one connection — rapid reset, PING and
+/// SETTINGS floods, a body in one-byte DATA frames — cost bounded work and
+/// memory: `/healthz` on another connection answers at once after each,
+/// peak RSS grows by little, no call slot is lost (a call runs after),
+/// and a rapid reset is told `GOAWAY`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http2_attacks_cost_bounded_work_and_memory() {
+    use kindgi_reliability::http;
+    let _heavy = crate::common::heavy().await;
+    let service = start(&ServiceOptions::default().max_concurrency(4));
+    let before = service.peak_rss_kib();
+    let mut report = Vec::new();
+    for (name, n) in [
+        ("rapid-reset", 20_000),
+        ("pings", 5_000),
+        ("settings", 5_000),
+        ("tiny-data", 20_000),
+    ] {
+        let got = attack(&service, name, n);
+        let asked = std::time::Instant::now();
+        let healthz = http::exchange(
+            service.addr(),
+            &kindgi_reliability::Request::get("/healthz"),
+            Duration::from_secs(10),
+        )
+        .await;
+        let took = asked.elapsed();
+        report.push(format!(
+            "{name}: {got}; healthz {:?} in {took:?}",
+            healthz.status()
+        ));
+        assert_eq!(healthz.status(), Some(200), "{}", report.join("\n"));
+        assert!(took < Duration::from_secs(2), "{}", report.join("\n"));
+        if name == "rapid-reset" {
+            assert!(!got["goaway"].is_null(), "rapid reset told GOAWAY: {got}");
+        }
+        if name == "tiny-data" {
+            assert_eq!(got["status"], 200, "{got}");
+        }
+    }
+    // No call slot lost: the whole cap still runs at once.
+    let token = service.token().to_owned();
+    let calls: Vec<Value> = (0..4)
+        .map(|i| {
+            invoke(
+                &token,
+                "stress.sleep",
+                json!({"ms": 200}),
+                &format!("after-{i}"),
+            )
+        })
+        .collect();
+    let got = node_h2c(&service, &Value::Array(calls));
+    assert!(got.iter().all(|a| a["status"] == 200), "{got:?}");
+    let grew = service.peak_rss_kib().saturating_sub(before) / 1024;
+    println!("{}\npeak RSS +{grew} MiB", report.join("\n"));
+    assert!(grew < 64, "peak RSS +{grew} MiB");
+}
