@@ -247,17 +247,34 @@ async fn a_tenants_storage_quota() {
 async fn rate_limit_is_counted_before_the_token() {
     let rt = Runtime::start(&["--rate-limit", "3"]);
     let tok = token(&rt.open_call(json!({})).await);
+    // A token that matches nothing counts against its own budget before it
+    // is looked up: the fourth request is refused without a lookup.
     for _ in 0..3 {
         rt.store("kgi_tf_00_00", b"x", None, None)
             .await
             .assert_error(401, "tool-file-token-not-found");
     }
-    rt.store(&tok, b"a text", None, None)
+    rt.store("kgi_tf_00_00", b"x", None, None)
         .await
         .assert_rate_limited();
-    rt.read(&tok, "art_x")
+    // Requests without a well-formed credential share their client's budget.
+    for _ in 0..3 {
+        rt.store("not-a-token", b"x", None, None)
+            .await
+            .assert_error(401, "tool-file-token-not-found");
+    }
+    rt.read("not-a-token", "art_x")
         .await
         .assert_error(429, "rate-limit-exceeded");
+    // Neither flood used up the valid token's budget.
+    assert!(rt.store(&tok, b"a text", None, None).await.json()["file"].is_object());
+    for more in [&b"two"[..], b"three"] {
+        assert!(rt.store(&tok, more, None, None).await.json()["file"].is_object());
+    }
+    // Its own budget is counted all the same.
+    rt.store(&tok, b"four", None, None)
+        .await
+        .assert_rate_limited();
 }
 
 #[tokio::test]
