@@ -200,6 +200,24 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
         serde_json::from_str::<Value>(&stdout).expect("JSON"),
         json!({"count": 2})
     );
+    // A mistyped tool id: the pack answers tool-not-in-pack, and the dev
+    // terminal names the nearest id.
+    let typo = std::process::Command::new("curl")
+        .args(["-s", &format!("{url}/v1/invoke"), "-H", &format!("kindgi-pack-token: {TOKEN}")])
+        .args(["-H", "content-type: application/json", "-d"])
+        .arg(r#"{"v":2,"kind":"invoke","tool":{"id":"demo-pack.cuont"},"input":{},"ctx":{"tenantId":"t","runId":"r"}}"#)
+        .output()
+        .unwrap_or_else(|e| panic!("curl could not run ({e}): Debian's `curl` package"));
+    let answer: Value = serde_json::from_slice(&typo.stdout).expect("JSON answer");
+    assert_eq!(answer["code"], "tool-not-in-pack", "{answer}");
+    let hint = dev
+        .wait_line(0, Duration::from_secs(30), |l| l.contains("has no tool"))
+        .await;
+    assert_eq!(
+        hint.trim_end(),
+        r#"kindgi dev: the pack has no tool "demo-pack.cuont"; did you mean "demo-pack.count"?"#
+    );
+
     // The dev front takes h2c with prior knowledge too.
     let (code, stdout, stderr) = call("demo-pack.count", r#"{"text":"hi"}"#, &["--http2"]).await;
     assert_eq!(code, Some(0), "{stderr}");

@@ -263,6 +263,14 @@ impl Front {
             .as_str()
             .and_then(|id| upstream.index.tools.iter().find(|t| t.id == id))
         else {
+            // The pack answers it `tool-not-in-pack`; the terminal says
+            // which ids are near (quoted as Rust does: a caller's id can't
+            // write control characters there).
+            if let Some(id) = message["tool"]["id"].as_str() {
+                let ids = upstream.index.tools.iter().map(|t| t.id.as_str());
+                let hint = crate::suggest::did_you_mean(id, ids);
+                eprintln!("kindgi dev: the pack has no tool {id:?}{hint}");
+            }
             return (body, None);
         };
         let added = upstream.values.add_to(&mut message, entry);
