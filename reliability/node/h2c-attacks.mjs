@@ -5,9 +5,13 @@
 //
 // ATTACK: "rapid-reset" (N streams, each reset as soon as it is opened),
 // "pings" (N PINGs at once), "settings" (N SETTINGS frames at once),
-// "tiny-data" (one invoke whose body comes in N one-byte DATA frames).
+// "tiny-data" (one invoke whose body comes in N one-byte DATA frames),
+// "idle" (one GET /healthz, then nothing: waits up to N ms for the service
+// to close the connection).
 // Prints one JSON line: {"ms": how long, "goaway": the GOAWAY's error code
-// or null, "status": the tiny-data call's status or null, "errors": {...}}.
+// or null, "status": the tiny-data or idle call's status or null,
+// "closedMs": for "idle", ms from the answer to the close, or null,
+// "errors": {...}}.
 import http2 from "node:http2";
 
 const [url, token, attack, n] = process.argv.slice(2);
@@ -29,7 +33,23 @@ const headers = {
   "content-type": "application/json",
 };
 let status = null;
-if (attack === "rapid-reset") {
+let closedMs = null;
+if (attack === "idle") {
+  status = await new Promise((resolve) => {
+    const stream = session.request({ ":path": "/healthz" });
+    stream.on("response", (h) => resolve(h[":status"]));
+    stream.on("error", (e) => resolve(`error ${e.code}`));
+    stream.resume();
+  });
+  const answered = Date.now();
+  closedMs = await new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(null), count);
+    session.once("close", () => {
+      clearTimeout(timer);
+      resolve(Date.now() - answered);
+    });
+  });
+} else if (attack === "rapid-reset") {
   for (let i = 0; i < count && !session.destroyed && !session.closed; i++) {
     try {
       const stream = session.request(headers);
@@ -80,4 +100,4 @@ if (attack === "rapid-reset") {
 }
 await new Promise((r) => setTimeout(r, 200));
 session.destroy();
-console.log(JSON.stringify({ ms: Date.now() - started, goaway, status, errors }));
+console.log(JSON.stringify({ ms: Date.now() - started, goaway, status, closedMs, errors }));

@@ -342,3 +342,23 @@ async fn http2_attacks_cost_bounded_work_and_memory() {
     println!("{}\npeak RSS +{grew} MiB", report.join("\n"));
     assert!(grew < 64, "peak RSS +{grew} MiB");
 }
+
+/// An HTTP/2 connection that has had no request open for the header
+/// timeout is told `GOAWAY` (no error) and closed, as an idle HTTP/1.1
+/// connection is: idle connections don't keep their slots for ever.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_h2c_connection_is_closed_after_the_header_timeout() {
+    const TIMEOUT_MS: u64 = 1500;
+    let service = start(&ServiceOptions::default().env(
+        "KINDGI_PACK_SERVICE_HEADER_TIMEOUT_MS",
+        &TIMEOUT_MS.to_string(),
+    ));
+    let got = attack(&service, "idle", 15_000);
+    assert_eq!(got["status"], 200, "{got}");
+    assert_eq!(got["goaway"], 0, "GOAWAY NO_ERROR: {got}");
+    let closed = got["closedMs"].as_u64().unwrap_or(u64::MAX);
+    assert!(
+        (TIMEOUT_MS - 100..TIMEOUT_MS * 4).contains(&closed),
+        "closed {closed} ms after its answer: {got}"
+    );
+}

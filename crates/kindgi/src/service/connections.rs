@@ -1,6 +1,11 @@
 //! The connections the service serves: a slot each, at most
 //! [`MAX_CONNECTIONS`], and room made for newcomers by closing connections
 //! that have not completed a request head, the oldest (slowest) first.
+//!
+//! A connection that has served its requests and sends no next one in the
+//! header timeout is closed: hyper's header read timeout does it for
+//! HTTP/1.1, [`Streams`] for HTTP/2 (`GOAWAY`), whose idle connection
+//! would otherwise hold its slot for ever.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -8,11 +13,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use hyper::Version;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
-use hyper_util::server::graceful::GracefulShutdown;
 use tokio::net::TcpStream;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot, watch};
+use tokio::time::Instant;
+use tokio_util::sync::CancellationToken;
 
 use super::state::ServiceState;
 use super::{routes, transport};
@@ -24,7 +31,7 @@ use super::{routes, transport};
 pub(super) const MAX_CONNECTIONS: usize = 4096;
 
 /// The connections being served: their slots, the ones among them that
-/// have not completed a request head yet, and their graceful shutdown.
+/// have not completed a request head yet, and the signal to close.
 pub(super) struct Connections {
     /// One permit per connection, `cap` in all.
     slots: Arc<Semaphore>,
@@ -32,7 +39,9 @@ pub(super) struct Connections {
     /// under a low open-files limit.
     cap: usize,
     silent: Arc<SilentConnections>,
-    graceful: GracefulShutdown,
+    /// Cancelled at exit: every connection finishes the requests it is on
+    /// and closes (hyper's graceful shutdown).
+    closing: CancellationToken,
 }
 
 impl Connections {
@@ -42,7 +51,7 @@ impl Connections {
             slots: Arc::new(Semaphore::new(cap)),
             cap,
             silent: Arc::new(SilentConnections::default()),
-            graceful: GracefulShutdown::new(),
+            closing: CancellationToken::new(),
         }
     }
 
@@ -78,7 +87,8 @@ impl Connections {
     /// close.
     pub(super) async fn close(self, window: Duration) {
         self.silent.close_all();
-        let _ = tokio::time::timeout(window, self.graceful.shutdown()).await;
+        self.closing.cancel();
+        self.settle(window).await;
     }
 
     /// Serves `stream` on its own task, holding `slot` until it closes.
@@ -91,13 +101,14 @@ impl Connections {
         let _ = stream.set_nodelay(true);
         let state = Arc::clone(state);
         let silent = Arc::clone(&self.silent);
-        let watcher = self.graceful.watcher();
+        let closing = self.closing.clone();
         let (id, mut closed) = silent.enter();
         // A request head is due `header_timeout` after the connection
         // opened (this timer, for the first) or after its last answer was
-        // written (hyper's own header read timeout, for every next one).
+        // written (hyper's own header read timeout, for every next one on
+        // HTTP/1.1; `Streams`, on HTTP/2).
         let header_timeout = state.header_timeout;
-        let first_head_due = tokio::time::Instant::now() + header_timeout;
+        let first_head_due = Instant::now() + header_timeout;
         tokio::spawn(async move {
             // Until its first byte, the connection may be closed to make
             // room for a new one (or at exit). (A peek, not `readable()`,
@@ -116,16 +127,23 @@ impl Connections {
                 silent.heard(id);
                 let listed = AtomicBool::new(true);
                 let head_done = Arc::clone(&silent);
+                let streams = Arc::new(Streams::new());
+                let counted = Arc::clone(&streams);
                 let service = service_fn(move |request| {
                     if listed.swap(false, Ordering::Relaxed) {
                         head_done.leave(id);
                     }
+                    let open = (request.version() == Version::HTTP_2).then(|| counted.open());
                     let answer = routes::answer_guarded(Arc::clone(&state), request);
-                    async move { Ok::<_, Infallible>(answer.await) }
+                    async move {
+                        let answer = answer.await;
+                        drop(open);
+                        Ok::<_, Infallible>(answer)
+                    }
                 });
                 let server = transport::server(header_timeout);
-                let connection = server.serve_connection(TokioIo::new(stream), service);
-                let watched = watcher.watch(connection);
+                let mut connection =
+                    std::pin::pin!(server.serve_connection(TokioIo::new(stream), service));
                 // Closed to make room, or its first head late. Once that
                 // head is in, leaving the list drops the sender: an error,
                 // which leaves the connection to hyper from then on.
@@ -138,14 +156,98 @@ impl Connections {
                         () = tokio::time::sleep_until(first_head_due) => {}
                     }
                 };
-                tokio::select! {
-                    _ = watched => {}
-                    () = first_head => {}
+                tokio::pin!(first_head);
+                let mut shutting = false;
+                loop {
+                    tokio::select! {
+                        _ = connection.as_mut() => break,
+                        () = &mut first_head => break,
+                        // At exit, or idle on HTTP/2 past the header
+                        // timeout: the requests it is on are answered,
+                        // then it closes.
+                        () = closing.cancelled(), if !shutting => {
+                            connection.as_mut().graceful_shutdown();
+                            shutting = true;
+                        }
+                        () = streams.idle_for(header_timeout), if !shutting => {
+                            connection.as_mut().graceful_shutdown();
+                            shutting = true;
+                        }
+                    }
                 }
             }
             silent.leave(id);
             drop(slot);
         });
+    }
+}
+
+/// The requests an HTTP/2 connection has open, and since when it has had
+/// none: an HTTP/2 connection with none for the header timeout is closed,
+/// as an HTTP/1.1 connection that sends no next head is.
+#[derive(Debug)]
+struct Streams {
+    open: watch::Sender<Open>,
+}
+
+/// What [`Streams`] watches.
+#[derive(Debug, Clone, Copy)]
+struct Open {
+    /// Requests open now.
+    count: usize,
+    /// When `count` last changed; `None` before the first request.
+    changed: Option<Instant>,
+}
+
+/// One open request of [`Streams`]; closed as it drops (answered, or its
+/// stream reset).
+struct OpenStream(Arc<Streams>);
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.0.open.send_modify(|open| {
+            open.count = open.count.saturating_sub(1);
+            open.changed = Some(Instant::now());
+        });
+    }
+}
+
+impl Streams {
+    fn new() -> Self {
+        Self {
+            open: watch::Sender::new(Open {
+                count: 0,
+                changed: None,
+            }),
+        }
+    }
+
+    /// Counts a request open until the value drops.
+    fn open(self: &Arc<Self>) -> OpenStream {
+        self.open.send_modify(|open| {
+            open.count += 1;
+            open.changed = Some(Instant::now());
+        });
+        OpenStream(Arc::clone(self))
+    }
+
+    /// Resolves once the connection has had no request open for `idle`
+    /// since its last one closed (never before its first request).
+    async fn idle_for(&self, idle: Duration) {
+        let mut changes = self.open.subscribe();
+        loop {
+            let open = *changes.borrow_and_update();
+            match open.changed {
+                Some(since) if open.count == 0 => tokio::select! {
+                    () = tokio::time::sleep_until(since + idle) => return,
+                    _ = changes.changed() => {}
+                },
+                // The sender lives in `self`: `changed` never fails.
+                _ => {
+                    let _ = changes.changed().await;
+                }
+            }
+        }
     }
 }
 
