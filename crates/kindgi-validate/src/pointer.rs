@@ -1,6 +1,8 @@
 //! JSON Pointer and URI-fragment spelling, as Ajv writes `instancePath` and
 //! `schemaPath`.
 
+use std::borrow::Cow;
+
 use kindgi_protocol::percent::encode_component;
 
 /// Appends `/token` to a JSON Pointer, escaping `~` and `/` (RFC 6901).
@@ -15,6 +17,22 @@ pub(crate) fn push_token(pointer: &mut String, token: &str) {
     }
 }
 
+/// The tokens of a JSON Pointer (RFC 6901), unescaped, empty ones kept:
+/// `/counts/` is `counts` then the empty key (a `Location`'s own segments
+/// skip it, and would name the parent).
+pub(crate) fn tokens(pointer: &str) -> impl Iterator<Item = Cow<'_, str>> {
+    let rest = pointer.strip_prefix('/');
+    rest.into_iter()
+        .flat_map(|rest| rest.split('/'))
+        .map(|token| {
+            if token.contains('~') {
+                Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+            } else {
+                Cow::Borrowed(token)
+            }
+        })
+}
+
 /// Appends `/token` to a URI-fragment pointer the way Ajv spells a schema
 /// property in `schemaPath`: JSON-Pointer escaped, then `encodeURIComponent`.
 pub(crate) fn push_fragment_token(path: &mut String, token: &str) {
@@ -27,6 +45,16 @@ pub(crate) fn push_fragment_token(path: &mut String, token: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tokens_keep_empty_keys_and_unescape() {
+        let all = |p: &str| tokens(p).map(|t| t.into_owned()).collect::<Vec<_>>();
+        assert_eq!(all(""), Vec::<String>::new());
+        assert_eq!(all("/"), vec![""]);
+        assert_eq!(all("/counts/"), vec!["counts", ""]);
+        assert_eq!(all("/a~1b/~0/~01"), vec!["a/b", "~", "~1"]);
+        assert_eq!(all("/0/x"), vec!["0", "x"]);
+    }
 
     #[test]
     fn tokens_are_escaped() {

@@ -8,13 +8,11 @@
 //! failing keyword, and the `if` / `propertyNames` errors Ajv adds around the
 //! errors of their subschemas.
 
-use std::borrow::Cow;
-
-use jsonschema::paths::{Location, LocationSegment};
+use jsonschema::paths::Location;
 use serde_json::{Map, Value};
 
 use crate::order::{self, LAST};
-use crate::pointer::{push_fragment_token, push_token};
+use crate::pointer::{self, push_fragment_token, push_token};
 use crate::refs::Refs;
 
 /// An error Ajv reports after the errors of a subschema, which the
@@ -92,13 +90,6 @@ impl Trail<'_, '_> {
     }
 }
 
-fn segment(segment: LocationSegment<'_>) -> Cow<'_, str> {
-    match segment {
-        LocationSegment::Property(name) => name,
-        LocationSegment::Index(index) => Cow::Owned(index.to_string()),
-    }
-}
-
 /// Position of a member (object key or array index) within its container,
 /// which is Ajv's iteration order over that container.
 fn member_index(container: Option<&Value>, member: &str) -> u32 {
@@ -144,8 +135,8 @@ pub(crate) fn walk<'s, 'a>(
     let mut schema = root;
     let mut inst = Some(instance);
     let mut ipath = String::new();
-    let mut tokens = evaluation_path.iter().map(segment).peekable();
-    let mut members = instance_path.iter().map(segment).peekable();
+    let mut tokens = pointer::tokens(evaluation_path.as_str()).peekable();
+    let mut members = pointer::tokens(instance_path.as_str()).peekable();
 
     while let Some(token) = tokens.next() {
         let Some(level) = schema.as_object() else {

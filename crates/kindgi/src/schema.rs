@@ -32,6 +32,10 @@ use serde_json::{Map, Number, Value};
 ///   `1500000000000000000` is refused: send such a number as a string, with
 ///   `#[serde(with = …)]` and `#[schemars(with = "String")]`); its output
 ///   range is left open past it, since serde writes every value exactly.
+///   An `f32` is bounded to the numbers that read as a finite `f32`
+///   (`exclusiveMinimum` / `exclusiveMaximum` ±3.4028235677973366e38,
+///   halfway past `f32::MAX`): serde would read `1e39` as an infinity,
+///   which serde_json writes as `null`.
 /// - Objects are closed to properties the type does not know, where that
 ///   stays true of what serde writes and reads. A struct gets
 ///   `additionalProperties: false`. Where other parts describe the same
@@ -95,8 +99,9 @@ use serde_json::{Map, Number, Value};
 ///
 /// - Integer map keys (`BTreeMap<u8, T>`): schemars writes a pattern of
 ///   digits, which keys out of the type's range match too.
-/// - A NaN or infinite float: serde_json writes it as `null`, which the
-///   output schema's `number` refuses.
+/// - A NaN or infinite float in an output: serde_json writes it as `null`,
+///   which the output schema's `number` refuses (the output check then
+///   refuses the output).
 /// - A flattened map holding a key of one of the struct's own fields: serde
 ///   writes that key twice.
 ///
@@ -190,24 +195,44 @@ fn derive<T: JsonSchema + ?Sized>(side: Side) -> Value {
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// The formats schemars writes for Rust's numbers, which are not JSON Schema
-/// formats, with the range an integer format stands for: the type's own, as
-/// far as serde_json holds it (`i128` and `u128` only within `i64` / `u64`).
-const RUST_FORMATS: &[(&str, Option<(i64, u64)>)] = &[
-    ("int8", Some((i8::MIN as i64, i8::MAX as u64))),
-    ("int16", Some((i16::MIN as i64, i16::MAX as u64))),
-    ("int32", Some((i32::MIN as i64, i32::MAX as u64))),
-    ("int64", Some((i64::MIN, i64::MAX as u64))),
-    ("int128", Some((i64::MIN, u64::MAX))),
-    ("int", Some((isize::MIN as i64, isize::MAX as u64))),
-    ("uint8", Some((0, u8::MAX as u64))),
-    ("uint16", Some((0, u16::MAX as u64))),
-    ("uint32", Some((0, u32::MAX as u64))),
-    ("uint64", Some((0, u64::MAX))),
-    ("uint128", Some((0, u64::MAX))),
-    ("uint", Some((0, usize::MAX as u64))),
-    ("float", None),
-    ("double", None),
+/// formats, with the range each stands for.
+const RUST_FORMATS: &[(&str, Range)] = &[
+    ("int8", Range::Integer(i8::MIN as i64, i8::MAX as u64)),
+    ("int16", Range::Integer(i16::MIN as i64, i16::MAX as u64)),
+    ("int32", Range::Integer(i32::MIN as i64, i32::MAX as u64)),
+    ("int64", Range::Integer(i64::MIN, i64::MAX as u64)),
+    ("int128", Range::Integer(i64::MIN, u64::MAX)),
+    ("int", Range::Integer(isize::MIN as i64, isize::MAX as u64)),
+    ("uint8", Range::Integer(0, u8::MAX as u64)),
+    ("uint16", Range::Integer(0, u16::MAX as u64)),
+    ("uint32", Range::Integer(0, u32::MAX as u64)),
+    ("uint64", Range::Integer(0, u64::MAX)),
+    ("uint128", Range::Integer(0, u64::MAX)),
+    ("uint", Range::Integer(0, usize::MAX as u64)),
+    ("float", Range::Float(F32_ROUNDS_TO_INFINITY)),
+    ("double", Range::Open),
 ];
+
+/// The least number that reads into an `f32` as an infinity: halfway
+/// between `f32::MAX` and 2^128, 2^128 − 2^103 (rounded to even, it goes
+/// up). Every number below it, `3.4028235e38` (`f32::MAX` as Rust writes
+/// it) included, reads as a finite `f32`.
+const F32_ROUNDS_TO_INFINITY: f64 = 340_282_356_779_733_661_637_539_395_458_142_568_448.0;
+
+/// The values a Rust number format stands for.
+#[derive(Debug, Clone, Copy)]
+enum Range {
+    /// An integer type's, as far as serde_json holds it (`i128` and `u128`
+    /// only within `i64` / `u64`).
+    Integer(i64, u64),
+    /// `f32`'s finite range, strictly within ± this: serde reads a number
+    /// at or past it as an infinity, which serde_json then writes as
+    /// `null`.
+    Float(f64),
+    /// Every JSON number (`f64`: serde_json reads no number past its
+    /// range).
+    Open,
+}
 
 /// Where a subschema stands: whether an object it describes may be closed
 /// to other properties there.
@@ -301,11 +326,13 @@ fn each_schema(value: &mut Value, place: Place, side: Side) {
     }
 }
 
-/// Drops a Rust number format. Where `bounded`, an integer format's range
-/// becomes `minimum` / `maximum`, unless the schema's own are tighter, within
-/// ±[`MAX_SAFE_INTEGER`]: on the input side a bound past it is narrowed to
-/// it (no integer past it reads exactly), on the output side it is left out
-/// (serde writes every value of the type, and exactly).
+/// Drops a Rust number format. Where `bounded`, its range becomes bounds,
+/// unless the schema's own are tighter: an `f32`'s finite range as
+/// `exclusiveMinimum` / `exclusiveMaximum`; an integer type's, as
+/// `minimum` / `maximum`, within ±[`MAX_SAFE_INTEGER`]: on the
+/// input side a bound past it is narrowed to it (no integer past it reads
+/// exactly), on the output side it is left out (serde writes every value of
+/// the type, and exactly).
 fn drop_rust_format(map: &mut Map<String, Value>, side: Side, bounded: bool) {
     let Some(&(_, range)) = map
         .get("format")
@@ -315,27 +342,52 @@ fn drop_rust_format(map: &mut Map<String, Value>, side: Side, bounded: bool) {
         return;
     };
     map.remove("format");
-    let is_integer = match map.get("type") {
-        Some(Value::String(kind)) => kind == "integer",
-        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "integer"),
+    let has_type = |wanted: &str| match map.get("type") {
+        Some(Value::String(kind)) => kind == wanted,
+        Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == wanted),
         _ => false,
     };
-    let Some((min, max)) = range.filter(|_| is_integer && bounded) else {
+    if !bounded {
         return;
-    };
-    let safe = MAX_SAFE_INTEGER;
-    let (min, max) = match side {
-        Side::Input => (Some(min.max(-(safe as i64))), Some(max.min(safe))),
-        Side::Output => (
-            Some(min).filter(|min| min.unsigned_abs() <= safe),
-            Some(max).filter(|max| *max <= safe),
-        ),
-    };
-    if let Some(min) = min {
-        tighten(map, "minimum", Number::from(min), Ordering::Greater);
     }
-    if let Some(max) = max {
-        tighten(map, "maximum", Number::from(max), Ordering::Less);
+    let (min, max, below, above) = match range {
+        Range::Integer(min, max) if has_type("integer") => {
+            let safe = MAX_SAFE_INTEGER;
+            match side {
+                Side::Input => (
+                    Some(Number::from(min.max(-(safe as i64)))),
+                    Some(Number::from(max.min(safe))),
+                    None,
+                    None,
+                ),
+                Side::Output => (
+                    Some(min)
+                        .filter(|min| min.unsigned_abs() <= safe)
+                        .map(Number::from),
+                    Some(max).filter(|max| *max <= safe).map(Number::from),
+                    None,
+                    None,
+                ),
+            }
+        }
+        Range::Float(limit) if has_type("number") => (
+            None,
+            None,
+            Number::from_f64(-limit),
+            Number::from_f64(limit),
+        ),
+        Range::Integer(..) | Range::Float(_) | Range::Open => return,
+    };
+    let bounds = [
+        ("minimum", min, Ordering::Greater),
+        ("maximum", max, Ordering::Less),
+        ("exclusiveMinimum", below, Ordering::Greater),
+        ("exclusiveMaximum", above, Ordering::Less),
+    ];
+    for (key, bound, keep) in bounds {
+        if let Some(bound) = bound {
+            tighten(map, key, bound, keep);
+        }
     }
 }
 
@@ -576,6 +628,40 @@ mod tests {
         );
         assert_eq!(p["d"], json!({"type": "number"}));
         assert_eq!(p["e"], json!({"type": "string", "format": "date-time"}));
+    }
+
+    #[test]
+    fn an_f32_is_bounded_to_its_finite_range() {
+        let s = tidied(json!({"properties": {
+            "a": {"type": "number", "format": "float"},
+            "b": {"type": ["number", "null"], "format": "float", "maximum": 10},
+        }}));
+        let p = &s["properties"];
+        let limit: f64 = 3.4028235677973366e38;
+        assert_eq!(
+            p["a"],
+            json!({"type": "number", "exclusiveMinimum": -limit, "exclusiveMaximum": limit})
+        );
+        assert_eq!(
+            p["b"],
+            json!({"type": ["number", "null"], "maximum": 10,
+                   "exclusiveMinimum": -limit, "exclusiveMaximum": limit})
+        );
+        // The limit is the least number an f32 reads as an infinity.
+        let below = limit.next_down();
+        assert!((below as f32).is_finite() && (limit as f32).is_infinite());
+        // What schemars derives for the type, on either side.
+        #[derive(schemars::JsonSchema, serde::Deserialize, serde::Serialize)]
+        struct Ratio {
+            r: f32,
+        }
+        for schema in [input_schema_for::<Ratio>(), output_schema_for::<Ratio>()] {
+            assert_eq!(
+                schema["properties"]["r"]["exclusiveMaximum"],
+                json!(limit),
+                "{schema}"
+            );
+        }
     }
 
     #[test]

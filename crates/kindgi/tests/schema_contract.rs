@@ -272,6 +272,8 @@ struct Numbers {
     size: usize,
     #[proptest(strategy = "finite_f64()")]
     ratio: f64,
+    #[proptest(strategy = "finite_f32()")]
+    single: f32,
     #[schemars(length(min = 1))]
     #[proptest(strategy = "\"[a-z]{1,6}\"")]
     name: String,
@@ -630,7 +632,7 @@ fn nested_generics_are_inlined() {
 }
 
 #[test]
-fn integer_ranges_replace_rust_formats() {
+fn number_ranges_replace_rust_formats() {
     let (input, output) = both::<Numbers>();
     let range = |schema: &Value, name: &str| {
         let p = &schema["properties"][name];
@@ -644,6 +646,12 @@ fn integer_ranges_replace_rust_formats() {
         assert_eq!(range(schema, "medium"), (json!(i32::MIN), json!(i32::MAX)));
         assert_eq!(range(schema, "count"), (json!(0), json!(u32::MAX)));
         assert_eq!(schema["properties"]["ratio"], json!({"type": "number"}));
+        // An f32: the numbers that read as a finite one.
+        let past = 3.4028235677973366e38;
+        assert_eq!(
+            schema["properties"]["single"],
+            json!({"type": "number", "exclusiveMinimum": -past, "exclusiveMaximum": past})
+        );
         assert_eq!(schema["properties"]["name"]["minLength"], 1);
     }
     // Past 2^53 an input is refused; an output is not.
@@ -666,6 +674,7 @@ fn integer_ranges_replace_rust_formats() {
         huge: u64::MAX,
         size: usize::MAX,
         ratio: 0.5,
+        single: f32::MAX,
         name: "n".into(),
     })
     .expect("serializes");
@@ -686,6 +695,8 @@ fn integer_ranges_replace_rust_formats() {
         ("huge", json!(u64::MAX)),
         ("level", json!(11)),
         ("small", json!(1.5)),
+        ("single", json!(1e39)),
+        ("single", json!(-3.4028235677973366e38)),
     ] {
         let right = std::mem::replace(&mut value[field], wrong);
         assert!(!input.is_valid(&value), "{field}: {}", value[field]);
@@ -712,6 +723,17 @@ fn a_recursive_type_refers_to_itself() {
 /// Finite floats: serde_json writes NaN and infinities as `null`.
 fn finite_f64() -> impl Strategy<Value = f64> {
     prop_oneof![-1.0e6..1.0e6f64, Just(0.0), Just(-0.0), Just(1e300)]
+}
+
+/// Finite `f32`s, to its ends.
+fn finite_f32() -> impl Strategy<Value = f32> {
+    prop_oneof![
+        -1.0e6..1.0e6f32,
+        Just(0.0),
+        Just(f32::MAX),
+        Just(f32::MIN),
+        Just(f32::MIN_POSITIVE)
+    ]
 }
 
 fn json_value() -> impl Strategy<Value = Value> {

@@ -70,13 +70,23 @@ impl<'de, D: Deserializer<'de>> Deserializer<'de> for Checked<'_, D> {
         deserialize_any() deserialize_bool()
         deserialize_i8() deserialize_i16() deserialize_i32() deserialize_i64()
         deserialize_u8() deserialize_u16() deserialize_u32() deserialize_u64()
-        deserialize_f32() deserialize_f64() deserialize_char()
+        deserialize_f64() deserialize_char()
         deserialize_str() deserialize_string() deserialize_option() deserialize_unit()
         deserialize_seq() deserialize_map() deserialize_identifier()
         deserialize_unit_struct(name: &'static str)
         deserialize_tuple(len: usize)
         deserialize_tuple_struct(name: &'static str, len: usize)
         deserialize_struct(name: &'static str, fields: &'static [&'static str])
+    }
+
+    /// Read as an `f64`, as the tree has the number: serde_json reads an
+    /// `f32` straight from its text, rounded to `f32` before the schema
+    /// would see it (so `3.4028235e38`, past `f32::MAX`, would pass its
+    /// `maximum` here and fail it on the tree). The type's visitor then
+    /// narrows the `f64` itself, as it does from the tree.
+    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
+        let (inner, visitor) = self.split(visitor);
+        inner.deserialize_f64(visitor)
     }
 
     // Bytes and 128-bit integers reach the type unlike the screen's values.

@@ -1,0 +1,154 @@
+//! An `f32` field's schema bounds it to the finite range: a number that
+//! serde would read as an infinity is refused, on the
+//! text read (over HTTP) and on the tree read (`TestPack`) alike, and both
+//! hand the handler the number the schema checked, narrowed alike.
+
+mod common;
+
+use kindgi::protocol::ErrorCode;
+use kindgi::testing::{TestContext, TestPack};
+use kindgi::{Pack, Tool, ToolContext, ToolError};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+const TOKEN: &str = "floats-token-0123456789";
+
+#[derive(Deserialize, JsonSchema)]
+struct Scale {
+    factor: f32,
+}
+
+async fn scale(input: Scale, _ctx: ToolContext) -> Result<Value, ToolError> {
+    Ok(json!({"factor": input.factor, "finite": input.factor.is_finite()}))
+}
+
+fn pack() -> Pack {
+    Pack::new().tool(
+        Tool::new("acme.scale")
+            .description("Scales.")
+            .handler(scale),
+    )
+}
+
+/// The first issue of an `input-validation-failed` answer, as JSON.
+fn first_issue(answer: &Value) -> Value {
+    assert_eq!(answer["code"], "input-validation-failed", "{answer}");
+    answer["issues"][0].clone()
+}
+
+#[tokio::test]
+async fn an_f32_past_its_range_is_refused_on_both_reads() {
+    let max = f64::from(f32::MAX);
+    let served = common::Served::start(pack, TOKEN).await;
+    let tested = TestPack::new(pack()).expect("a valid pack");
+    for (factor, bound, message) in [
+        (
+            json!(1e39),
+            "exclusiveMaximum",
+            "must be < 3.4028235677973366e+38",
+        ),
+        // The least number an f32 reads as an infinity.
+        (
+            json!(3.4028235677973366e38),
+            "exclusiveMaximum",
+            "must be < 3.4028235677973366e+38",
+        ),
+        (
+            json!(-1e39),
+            "exclusiveMinimum",
+            "must be > -3.4028235677973366e+38",
+        ),
+    ] {
+        let input = json!({"factor": factor});
+        let over_http = served.invoke("acme.scale", input.clone(), None).await;
+        let issue = first_issue(&over_http);
+        assert_eq!(issue["instancePath"], "/factor", "{issue}");
+        assert_eq!(issue["keyword"], bound, "{issue}");
+        assert_eq!(issue["message"], message, "{issue}");
+        let in_tests = tested.call("acme.scale", input, TestContext::new()).await;
+        let error = in_tests.error().expect("refused");
+        assert_eq!(error.code, ErrorCode::InputValidationFailed);
+        let issues = error.issues.as_ref().expect("issues");
+        assert_eq!(issues[0].instance_path, "/factor");
+        assert_eq!(issues[0].message, message);
+    }
+    // The largest finite f32 reaches the handler, finite: exactly, or as
+    // Rust writes it (`3.4028235e38`, past the exact value, rounding to
+    // it), on either read.
+    for text in [json!(max), json!(3.4028235e38)] {
+        let input = json!({"factor": text});
+        let want = json!({"factor": max, "finite": true});
+        let answer = served.invoke("acme.scale", input.clone(), None).await;
+        assert_eq!(answer["output"], want, "{answer}");
+        let answer = tested.call("acme.scale", input, TestContext::new()).await;
+        assert_eq!(answer.output().expect("a result"), want);
+    }
+    // Both reads narrow the number the schema saw (an f64) to f32: at the
+    // midpoint between 1 and the next f32, 1.0 on either (the text read
+    // had rounded its decimal text straight to f32, 1.0000001).
+    let midpoint = 1.0 + f64::powi(2.0, -24);
+    let input = json!({"factor": midpoint});
+    let want = json!({"factor": 1.0, "finite": true});
+    let answer = served.invoke("acme.scale", input.clone(), None).await;
+    assert_eq!(answer["output"], want, "{answer}");
+    let answer = tested.call("acme.scale", input, TestContext::new()).await;
+    assert_eq!(answer.output().expect("a result"), want);
+    assert_eq!(served.stop().await, Ok(()));
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Counts {
+    counts: std::collections::BTreeMap<String, u32>,
+}
+
+async fn count(input: Counts, _ctx: ToolContext) -> Result<Value, ToolError> {
+    Ok(json!({"keys": input.counts.len()}))
+}
+
+fn counting_pack() -> Pack {
+    Pack::new().tool(
+        Tool::new("acme.count")
+            .description("Counts.")
+            .handler(count),
+    )
+}
+
+#[tokio::test]
+async fn an_issue_under_an_odd_key_names_that_value() {
+    let served = common::Served::start(counting_pack, TOKEN).await;
+    let tested = TestPack::new(counting_pack()).expect("a valid pack");
+    for (key, pointer) in [
+        ("", "/counts/"),
+        ("/", "/counts/~1"),
+        ("~", "/counts/~0"),
+        ("a", "/counts/a"),
+    ] {
+        let input = json!({"counts": {key: 0.5}});
+        let over_http = served.invoke("acme.count", input.clone(), None).await;
+        let in_tests = tested.call("acme.count", input, TestContext::new()).await;
+        let in_tests = serde_json::to_value(in_tests.error().expect("refused")).expect("JSON");
+        for answer in [&over_http, &in_tests] {
+            let issue = first_issue(answer);
+            assert_eq!(
+                (
+                    issue["instancePath"].as_str(),
+                    issue["keyword"].as_str(),
+                    issue["message"].as_str()
+                ),
+                (Some(pointer), Some("type"), Some("must be integer")),
+                "{key:?}: {issue}"
+            );
+            assert_eq!(
+                issue["params"],
+                json!({"type": "integer"}),
+                "{key:?}: {issue}"
+            );
+            assert_eq!(
+                issue["schemaPath"], "#/properties/counts/additionalProperties/type",
+                "{issue}"
+            );
+        }
+    }
+    assert_eq!(served.stop().await, Ok(()));
+}
