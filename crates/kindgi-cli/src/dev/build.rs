@@ -399,13 +399,14 @@ async fn run_cargo(options: &BuildOptions, messages: &mut Messages) -> Result<Bu
     })
 }
 
-/// Runs `<bin> index` into `output`, with `artifact_version` pinned.
+/// Runs `<bin> index` into `output`, with `artifact_version` pinned: the
+/// indexer's warnings (what the pack should change, though it builds).
 pub(crate) async fn index(
     executable: &Path,
     pack_dir: &Path,
     output: &Path,
     artifact_version: &str,
-) -> Result<(), Failure> {
+) -> Result<Vec<String>, Failure> {
     let ran = Command::new(executable)
         .arg("index")
         .arg("--pack-dir")
@@ -430,7 +431,15 @@ pub(crate) async fn index(
         .rev()
         .find_map(|line| serde_json::from_str::<Value>(line).ok());
     match answer {
-        Some(answer) if answer["kind"] == "ok" && ran.status.success() => Ok(()),
+        Some(answer) if answer["kind"] == "ok" && ran.status.success() => {
+            Ok(answer["value"]["warnings"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|w| w["message"].as_str())
+                .map(|message| format!("warning: {message}"))
+                .collect())
+        }
         Some(answer) if answer["kind"] == "err" => {
             let error = &answer["error"];
             let message = error["message"].as_str().unwrap_or("failed");

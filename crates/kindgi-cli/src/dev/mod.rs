@@ -641,13 +641,16 @@ async fn prepare(
         )
     })?;
     let index_path = dir.join("index.json");
-    build::index(
+    let index_warnings = build::index(
         &executable,
         &build.pack_dir,
         &index_path,
         &format!("dev.{generation}"),
     )
     .await?;
+    for warning in &index_warnings {
+        eprintln!("{warning}");
+    }
     let index: PackIndex = std::fs::read(&index_path)
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())

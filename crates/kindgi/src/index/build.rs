@@ -11,7 +11,7 @@ use kindgi_protocol::{
 use serde_json::{Map, Value};
 
 use super::resolve::Lookup;
-use super::{PackConfig, PackProblems};
+use super::{PackConfig, PackProblems, checks};
 use crate::{Agent, Flow, Guardrail, Pack, Tool};
 
 /// The pins that make an index reproducible.
@@ -32,6 +32,7 @@ pub struct Pins {
 /// (reported at the one that repeats it), a tool without a handler or a
 /// description, a schema that doesn't compile, an input or config schema
 /// that isn't an object schema, a guardrail with no name, action or check,
+/// a check shipped under a built-in check's id ([`RESERVED_CHECK_IDS`](super::RESERVED_CHECK_IDS)),
 /// a config that doesn't fit its schema, a flow edge to a node it lacks,
 /// and an agent or flow naming a tool, guardrail or agent of this pack
 /// that the pack doesn't have (or a tool at a version it doesn't have).
@@ -52,6 +53,7 @@ pub fn build_index(
     }
     let mut guardrails = Vec::new();
     for guardrail in &pack.guardrails {
+        problems.extend(checks::reserved(guardrail, &config.id));
         let entry = guardrail_entry(guardrail, &mut problems);
         seen.first(
             "guardrail",
@@ -558,6 +560,46 @@ mod tests {
             ),
         ];
         assert_eq!(problems(&pack), expected);
+    }
+
+    #[test]
+    fn a_check_under_a_built_in_checks_id_is_refused() {
+        let pack = Pack::new()
+            .guardrail(guardrail("acme.cite").check_id("must-cite"))
+            .guardrail(guardrail("max-tool-calls"))
+            .guardrail(guardrail("acme.fine"));
+        assert_eq!(
+            problems(&pack),
+            [
+                format!(
+                    "guardrail \"acme.cite\" ({FILE}): ships its own check under \"must-cite\", a built-in check's id: a pack can't replace a built-in, and the runtime would run the built-in instead. Rename the check, for example .check_id(\"p.checks.must-cite\")"
+                ),
+                format!(
+                    "guardrail \"max-tool-calls\" ({FILE}): ships its own check under \"max-tool-calls\", a built-in check's id: a pack can't replace a built-in, and the runtime would run the built-in instead. Rename the check, for example .check_id(\"p.checks.max-tool-calls\")"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_check_without_the_packs_prefix_is_warned_of_once() {
+        let pack = Pack::new()
+            .guardrail(guardrail("acme.ok"))
+            .guardrail(guardrail("acme.named").check_id("shared.check"))
+            .guardrail(guardrail("loose"));
+        assert_eq!(
+            crate::index::unprefixed_check_warnings(&pack, "acme"),
+            [
+                format!(
+                    "guardrail \"acme.named\" ({FILE}): check \"shared.check\" doesn't start with this pack's id (\"acme.\"). Name it \"acme.checks.<name>\" (.check_id(…), or check_id = \"…\" on #[kindgi::check]) so it can't collide with another pack's check in the same tenant. The pack builds as it is."
+                ),
+                format!(
+                    "guardrail \"loose\" ({FILE}): check \"loose\" doesn't start with this pack's id (\"acme.\"). Name it \"acme.checks.<name>\" (.check_id(…), or check_id = \"…\" on #[kindgi::check]) so it can't collide with another pack's check in the same tenant. The pack builds as it is."
+                ),
+            ]
+        );
+        // Still a pack that builds.
+        assert!(build_index(&pack, &config(), &pins()).is_ok());
     }
 
     #[test]

@@ -5,7 +5,10 @@ use std::process::ExitCode;
 
 use serde_json::{Value, json};
 
-use super::{Pins, build_index, index_bytes, read_pack_config, write, write_atomically};
+use super::{
+    Pins, build_index, index_bytes, read_pack_config, unprefixed_check_warnings, write,
+    write_atomically,
+};
 use crate::Pack;
 
 #[derive(Debug, Default)]
@@ -84,6 +87,12 @@ pub(crate) fn run(pack: &Pack, args: &[String]) -> ExitCode {
                     counts["flows"],
                     summary["outputPath"].as_str().unwrap_or_default(),
                 );
+                for warning in summary["warnings"].as_array().into_iter().flatten() {
+                    eprintln!(
+                        "warning: {}",
+                        warning["message"].as_str().unwrap_or_default()
+                    );
+                }
             }
             ExitCode::SUCCESS
         }
@@ -150,6 +159,10 @@ fn index(pack: &Pack, args: &[String]) -> Result<Value, Failure> {
         },
         "outputPath": display_path(&output),
         "fileErrors": [],
+        "warnings": unprefixed_check_warnings(pack, &config.id)
+            .into_iter()
+            .map(|message| json!({"code": "check-id-unprefixed", "message": message, "field": "check"}))
+            .collect::<Vec<_>>(),
     }))
 }
 
