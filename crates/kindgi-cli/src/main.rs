@@ -54,7 +54,7 @@ enum Command {
     Conformance(conformance_cmd::ConformanceArgs),
     /// Build, index and serve the pack in this folder behind one URL; rebuild and swap on every save.
     Dev(dev_cmd::DevArgs),
-    /// Create a pack crate in ./NAME: a tool, a check, a test and a Dockerfile.
+    /// Create a pack crate in ./NAME: a tool, a check, a test, a Dockerfile and an AGENTS.md.
     New(new_cmd::NewArgs),
     /// Open the pack inspector (a page on 127.0.0.1) on a running pack service.
     Inspect(inspect_cmd::InspectArgs),

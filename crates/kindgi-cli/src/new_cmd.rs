@@ -1,6 +1,7 @@
 //! `kindgi new NAME`: a pack crate in `./NAME`, ready for `cargo test` and
-//! `kindgi dev`: one tool, one check, a test, a `.gitignore` and a
-//! container recipe. The files are the templates under `templates/`.
+//! `kindgi dev`: one tool, one check, a test, a `.gitignore`, a container
+//! recipe and an `AGENTS.md` for coding agents. The files are the
+//! templates under `templates/`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -39,6 +40,7 @@ const FILES: &[(&str, &str)] = &[
     (".gitignore", include_str!("../templates/gitignore")),
     ("Dockerfile", include_str!("../templates/Dockerfile")),
     (".dockerignore", include_str!("../templates/dockerignore")),
+    ("AGENTS.md", include_str!("../templates/AGENTS.md")),
 ];
 
 /// Crate names a pack can't take: Rust's own, and the one it depends on.
@@ -223,7 +225,7 @@ pub(crate) fn run(args: &NewArgs) -> anyhow::Result<ExitCode> {
         ),
     };
     say(&format!(
-        "Created the pack {name} in {shown}: a tool ({name}.greet), a check ({name}.not-empty), a test and a Dockerfile.\n{from}\nNext:\n  cd {name}\n  cargo test\n  kindgi dev"
+        "Created the pack {name} in {shown}: a tool ({name}.greet), a check ({name}.not-empty), a test, a Dockerfile and an AGENTS.md for coding agents.\n{from}\nNext:\n  cd {name}\n  cargo test\n  kindgi dev"
     ));
     Ok(ExitCode::SUCCESS)
 }

@@ -41,7 +41,7 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
     assert_eq!(
         String::from_utf8_lossy(&created.stdout),
         format!(
-            "Created the pack demo-pack in ./demo-pack: a tool (demo-pack.greet), a check (demo-pack.not-empty), a test and a Dockerfile.\nIt depends on the kindgi crate at {} (--kindgi-path, else the checkout this command was installed from). Its Dockerfile builds only what is in ./demo-pack: to build the image, copy that checkout into the pack's folder and point the path there, or depend on a published kindgi.\nNext:\n  cd demo-pack\n  cargo test\n  kindgi dev\n",
+            "Created the pack demo-pack in ./demo-pack: a tool (demo-pack.greet), a check (demo-pack.not-empty), a test, a Dockerfile and an AGENTS.md for coding agents.\nIt depends on the kindgi crate at {} (--kindgi-path, else the checkout this command was installed from). Its Dockerfile builds only what is in ./demo-pack: to build the image, copy that checkout into the pack's folder and point the path there, or depend on a published kindgi.\nNext:\n  cd demo-pack\n  cargo test\n  kindgi dev\n",
             kindgi.display()
         )
     );
@@ -56,9 +56,13 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
         ".gitignore",
         "Dockerfile",
         ".dockerignore",
+        "AGENTS.md",
     ] {
         assert!(pack.join(file).is_file(), "{file}");
     }
+    let agents = std::fs::read_to_string(pack.join("AGENTS.md")).expect("AGENTS.md");
+    assert!(agents.contains("`demo-pack.<tool>`"), "{agents}");
+    assert!(!agents.contains("{{"), "a placeholder left: {agents}");
 
     // A folder with something in it is refused; so is a bad name.
     let again = kindgi_new(tmp.path(), &["demo-pack"]);
@@ -101,6 +105,45 @@ async fn a_new_pack_passes_its_tests_and_answers_under_dev() {
         "{}\n{}",
         String::from_utf8_lossy(&tested.stdout),
         String::from_utf8_lossy(&tested.stderr)
+    );
+
+    // AGENTS.md's index command runs as written, and the index has no
+    // problems and no warnings.
+    let index_line = agents
+        .lines()
+        .find(|l| l.starts_with("cargo run"))
+        .and_then(|l| l.split('#').next())
+        .expect("AGENTS.md names the index command")
+        .trim()
+        .to_owned();
+    let indexed = Command::new("sh")
+        .args(["-c", &index_line])
+        .current_dir(&pack)
+        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_NET_OFFLINE", "true")
+        .output()
+        .expect("sh runs");
+    let said = String::from_utf8_lossy(&indexed.stderr);
+    assert!(indexed.status.success(), "{index_line}: {said}");
+    assert!(!said.contains("warning"), "{said}");
+    let index: Value =
+        serde_json::from_slice(&std::fs::read(pack.join("index.json")).expect("index.json"))
+            .expect("JSON");
+    let ids: Vec<&str> = index["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "demo-pack.approve",
+            "demo-pack.charge",
+            "demo-pack.count",
+            "demo-pack.greet",
+            "demo-pack.save"
+        ]
     );
 
     // kindgi dev serves it with its .env, and a call through it answers.
