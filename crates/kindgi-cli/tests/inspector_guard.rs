@@ -196,3 +196,68 @@ async fn a_foreign_host_or_origin_is_refused() {
         )
     );
 }
+
+/// The headers every inspector answer carries.
+const SECURITY_HEADERS: [(&str, &str); 4] = [
+    (
+        "content-security-policy",
+        "default-src 'self'; script-src 'self' 'unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; font-src 'self' data:; connect-src 'self'; worker-src 'self' blob:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    ),
+    ("x-frame-options", "DENY"),
+    ("x-content-type-options", "nosniff"),
+    ("referrer-policy", "no-referrer"),
+];
+
+#[tokio::test]
+async fn every_answer_carries_the_security_headers() {
+    let inspect = start();
+    let http = reqwest::Client::new();
+    let port = inspect.port;
+    let answers = [
+        http.get(format!("{}/inspector/", inspect.base)),
+        http.get(format!("{}/inspector/assets/inspector.js", inspect.base)),
+        http.get(format!("{}/inspector/api/pack", inspect.base)),
+        http.get(format!("{}/inspector/api/pack", inspect.base))
+            .bearer_auth(&inspect.token),
+        http.get(format!("{}/inspector/nowhere", inspect.base)),
+        http.get(format!("{}/inspector/", inspect.base))
+            .header("host", format!("evil.example:{port}")),
+    ];
+    for request in answers {
+        let answer = request.send().await.expect("answer");
+        let url = answer.url().clone();
+        let status = answer.status();
+        for (name, value) in SECURITY_HEADERS {
+            assert_eq!(
+                answer.headers().get(name).and_then(|v| v.to_str().ok()),
+                Some(value),
+                "{name} on {status} {url}"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_target_in_absolute_form_for_another_site_is_refused() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let inspect = start();
+    let port = inspect.port;
+    let ask = |target: String| async move {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .expect("connect");
+        let request =
+            format!("GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).await.expect("write");
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.expect("read");
+        answer
+    };
+    let answer = ask(format!("http://evil.example:{port}/inspector/")).await;
+    assert!(answer.starts_with("HTTP/1.1 403 "), "{answer}");
+    let body = json!({"error": format!("Refused: the inspector answers only to Host 127.0.0.1:{port} or localhost:{port}, not \"evil.example:{port}\" (a site that points its name at this machine cannot use it)")}).to_string();
+    assert!(answer.ends_with(&body), "{answer}");
+    // Its own authority in absolute form is served.
+    let own = ask(format!("http://127.0.0.1:{port}/inspector/")).await;
+    assert!(own.starts_with("HTTP/1.1 200 "), "{own}");
+}

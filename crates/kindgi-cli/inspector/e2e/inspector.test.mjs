@@ -18,10 +18,17 @@ async function openTool(id) {
   await page.waitForSelector(`[data-tool="${id}"]`);
 }
 
+// What the page's Content Security Policy blocked, as Chromium reports it,
+// over every test (reloads included).
+const blocked = [];
+
 before(async () => {
   dev = await startDev();
   browser = await startBrowser();
   page = await browser.context.newPage();
+  page.on('console', (message) => {
+    if (/Content Security Policy/.test(message.text())) blocked.push(message.text());
+  });
   await page.goto(dev.page);
 });
 
@@ -285,4 +292,15 @@ test('kindgi inspect: the same page on a running pack service', async () => {
     await other.close();
     await inspect.stop();
   }
+});
+
+test('the page runs under its security policy: nothing it did was blocked', async () => {
+  // Every test before ran on this page: calls, forms, a PDF's preview.
+  assert.deepEqual(blocked, []);
+  assert.deepEqual(await page.evaluate(() => window.cspViolations), []);
+  const answer = await page.request.get(`${dev.base}/inspector/`);
+  const headers = answer.headers();
+  assert.match(headers['content-security-policy'], /frame-ancestors 'none'/);
+  assert.equal(headers['x-frame-options'], 'DENY');
+  assert.equal(headers['x-content-type-options'], 'nosniff');
 });

@@ -123,6 +123,13 @@ export async function startBrowser() {
     ],
     viewport: { width: 1280, height: 900 },
   });
+  // Every page records what its Content Security Policy blocked.
+  await context.addInitScript(() => {
+    window.cspViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      window.cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`);
+    });
+  });
   mkdirSync(shots, { recursive: true });
   return {
     context,

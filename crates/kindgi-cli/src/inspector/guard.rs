@@ -1,12 +1,14 @@
 //! What every inspector request must show before it is answered: a `Host`
 //! that is the inspector's own loopback address (a page on another site
-//! that rebinds its name to 127.0.0.1 sends its own name), an `Origin`, when
+//! that rebinds its name to 127.0.0.1 sends its own name), and so the
+//! authority of a target in absolute form (`GET http://other/…`, which
+//! stands for the `Host`), an `Origin`, when
 //! the browser sends one, that is the inspector's own (a cross-site post
 //! sends the other site's), and, on every API route, the dev token in
 //! `Authorization: Bearer`.
 
-use http::HeaderMap;
 use http::header::{AUTHORIZATION, HOST, ORIGIN};
+use http::{HeaderMap, Uri};
 use kindgi::Token;
 
 /// Why a request was refused.
@@ -62,8 +64,14 @@ impl Guard {
             .any(|name| host.eq_ignore_ascii_case(&format!("{name}:{port}")))
     }
 
-    /// The `Host` and `Origin` checks, for every request (assets too).
-    pub(crate) fn check_site(&self, headers: &HeaderMap) -> Result<(), Refusal> {
+    /// The `Host` (and a target's authority) and `Origin` checks, for
+    /// every request (assets too).
+    pub(crate) fn check_site(&self, target: &Uri, headers: &HeaderMap) -> Result<(), Refusal> {
+        if let Some(authority) = target.authority()
+            && !self.own_host(authority.as_str())
+        {
+            return Err(Refusal::Host(authority.as_str().to_owned()));
+        }
         let host = headers
             .get(HOST)
             .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
@@ -124,23 +132,26 @@ mod tests {
             "[::1]:4100",
         ] {
             assert_eq!(
-                guard.check_site(&headers(&[(HOST, host)])),
+                guard.check_site(&Uri::from_static("/inspector/"), &headers(&[(HOST, host)])),
                 Ok(()),
                 "{host}"
             );
         }
         for host in ["127.0.0.1:4101", "evil.example:4100", "127.0.0.1", ""] {
             assert_eq!(
-                guard.check_site(&headers(&[(HOST, host)])),
+                guard.check_site(&Uri::from_static("/inspector/"), &headers(&[(HOST, host)])),
                 Err(Refusal::Host(host.to_owned()))
             );
         }
         let own = headers(&[(HOST, "127.0.0.1:4100"), (ORIGIN, "http://localhost:4100")]);
-        assert_eq!(guard.check_site(&own), Ok(()));
+        assert_eq!(
+            guard.check_site(&Uri::from_static("/inspector/"), &own),
+            Ok(())
+        );
         for origin in ["http://evil.example", "https://127.0.0.1:4100", "null"] {
             let foreign = headers(&[(HOST, "127.0.0.1:4100"), (ORIGIN, origin)]);
             assert_eq!(
-                guard.check_site(&foreign),
+                guard.check_site(&Uri::from_static("/inspector/"), &foreign),
                 Err(Refusal::Origin(origin.to_owned()))
             );
         }
