@@ -207,14 +207,19 @@ async fn wait_links_are_rate_limited_before_the_link_is_looked_up() {
     let rt = Runtime::start(&["--rate-limit", "3"]);
     let call = open(&rt, "k1").await;
     let guess = format!("{}/v1/waits/kgi_wl_00_00", rt.url);
+    // A guessed link counts against its own budget before it is looked
+    // up: the fourth guess is refused without a lookup.
     for _ in 0..3 {
         post(&rt, &guess, r#"{"picked":true}"#)
             .await
             .assert_error(404, "wait-not-found");
     }
-    post(&rt, &url(&call), r#"{"picked":true}"#)
+    post(&rt, &guess, r#"{"picked":true}"#)
         .await
         .assert_rate_limited();
+    // The guesses used up none of the real link's budget.
+    let posted = post(&rt, &url(&call), r#"{"picked":true}"#).await;
+    assert_eq!(posted.status, 200, "{}", posted.json());
     // Refused before the body is read: a client that declares a body and
     // sends none has its 429 at once.
     let addr = rt.url.trim_start_matches("http://");
@@ -234,7 +239,7 @@ async fn wait_links_are_rate_limited_before_the_link_is_looked_up() {
     .expect("answered without the body")
     .expect("read");
     assert_eq!(&answer, b"HTTP/1.1 429");
-    // Nothing was answered: the wait is still open to a later try.
+    // The wait was answered by its own link, and by nothing else.
     let (status, wait) = rt
         .admin(
             Method::GET,
@@ -245,5 +250,5 @@ async fn wait_links_are_rate_limited_before_the_link_is_looked_up() {
             None,
         )
         .await;
-    assert_eq!((status, &wait["state"]), (200, &json!("open")));
+    assert_eq!((status, &wait["state"]), (200, &json!("completed")));
 }

@@ -1,6 +1,7 @@
 //! `tracing` events from pack code as the service's own log records
-//! (CONTRACT §2): the same formatter, the call's correlation ids, the
-//! pack's id and artifact version.
+//! (CONTRACT §2): the same formatter and redaction, the call's correlation
+//! ids, the pack's id and artifact version; under the subsystem `pack.tool`
+//! during a call (its own level in `KINDGI_LOG_LEVELS`), else `pack`.
 //!
 //! The service runs each handler with its call's [`ToolContext`] in scope (a
 //! task-local for an async handler, a thread-local for a blocking one), so
@@ -18,7 +19,7 @@ use tracing::{Event, Metadata, Subscriber};
 use tracing_subscriber::layer::{Context, Layer};
 
 use crate::ToolContext;
-use crate::log::{Level, Logger, Record};
+use crate::log::{Level, Logger, PACK_TOOL, Record};
 
 tokio::task_local! {
     static ASYNC_CALL: ToolContext;
@@ -96,18 +97,22 @@ fn clashes(name: &str) -> bool {
 
 impl<S: Subscriber> Layer<S> for PackEvents {
     fn enabled(&self, metadata: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        self.logger.enabled(level_of(metadata))
+        self.logger.enabled_in_any(level_of(metadata))
     }
 
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
         let level = level_of(event.metadata());
-        if !self.logger.enabled(level) {
+        // A handler's, during its call: `pack.tool`; else the service's.
+        let call = current_call();
+        let subsystem = if call.is_some() { PACK_TOOL } else { "pack" };
+        if !self.logger.enabled_in(subsystem, level) {
             return;
         }
         let mut fields = Fields::default();
         event.record(&mut fields);
-        let mut record = Record::new(level, fields.message.unwrap_or_default());
-        if let Some(call) = current_call() {
+        let mut record =
+            Record::new(level, fields.message.unwrap_or_default()).subsystem(subsystem);
+        if let Some(call) = call {
             record = record.ids(call.log_ids().owned());
         }
         for (name, value) in fields.values {

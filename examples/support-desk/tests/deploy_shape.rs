@@ -145,7 +145,8 @@ async fn the_binary_and_its_index_alone_answer_calls() {
         }
     }
     // The handler's `tracing::info!` is a record of the service's own
-    // format, with the call's ids and the pack's, once per call.
+    // format (subsystem `pack.tool`, a handler's during its call), with
+    // the call's ids and the pack's, once per call.
     assert_eq!(logged_lines.len(), 2, "{logged_lines:?}");
     let (time, rest) = logged_lines[0]
         .split_once(r#"","level""#)
@@ -156,7 +157,7 @@ async fn the_binary_and_its_index_alone_answer_calls() {
     );
     assert_eq!(
         rest,
-        r#":"info","severity":"INFO","subsystem":"pack","message":"ticket logged","tenantId":"acme","runId":"run-1","toolId":"support.log-ticket","ticket":"T-000001","created":true,"packId":"support","artifactVersion":"1.0.0+test"}"#
+        r#":"info","severity":"INFO","subsystem":"pack.tool","message":"ticket logged","tenantId":"acme","runId":"run-1","toolId":"support.log-ticket","ticket":"T-000001","created":true,"packId":"support","artifactVersion":"1.0.0+test"}"#
     );
     assert!(status.success(), "{status}");
     assert!(

@@ -258,3 +258,127 @@ async fn a_tool_call_record_carries_every_id_of_its_call() {
         }
     }
 }
+
+/// What a handler logs is redacted as the reference services redact it
+/// (secret-looking keys, secret shapes in any string), under the subsystem
+/// `pack.tool` with its own level in `KINDGI_LOG_LEVELS`; the service's
+/// own records under `pack`, whose level hides an ok call's record but
+/// never `listening`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn handler_records_are_redacted_and_leveled_by_subsystem() {
+    let service =
+        start(&ServiceOptions::default().env("KINDGI_LOG_LEVELS", "pack=warn, pack.tool=debug"));
+    let input = json!({
+        "message": "calling the CRM with Bearer SENTINEL-ONE",
+        "secret": "SENTINEL-TWO",
+        "note": "db at postgres://app:SENTINEL-THREE@db:5432/crm, key kgi_tf_SENTINELFOURabcdefWXYZ",
+    });
+    let answer = http::exchange(
+        service.addr(),
+        &invoke::call(service.token(), "stress.log-careless", input),
+        WAIT,
+    )
+    .await
+    .expect_answer("log-careless");
+    assert_eq!(
+        answer.json_or_null()["output"],
+        json!({"logged": 2}),
+        "{}",
+        answer.text()
+    );
+    let debug = service
+        .wait_record_where(|r| r["message"] == "stress.log-careless detail", WAIT)
+        .expect("the debug record, at pack.tool=debug");
+    assert_eq!(debug["subsystem"], "pack.tool", "{debug}");
+    assert_eq!(debug["level"], "debug", "{debug}");
+    let info = service
+        .wait_record_where(
+            |r| r["subsystem"] == "pack.tool" && r["level"] == "info",
+            WAIT,
+        )
+        .expect("the info record");
+    assert_eq!(
+        info["message"], "calling the CRM with Bearer [redacted]",
+        "{info}"
+    );
+    assert_eq!(info["api_key"], "[redacted]", "{info}");
+    assert_eq!(
+        info["note"], "db at postgres://app:***@db:5432/crm, key kgi_tf_…WXYZ",
+        "{info}"
+    );
+    assert_eq!(info["toolId"], "stress.log-careless", "{info}");
+    // pack=warn: a failed call's `call` record (warn) is written, the ok
+    // call's (info, written before it if at all) is not; `listening` is,
+    // whatever the level (the service could not have started without it).
+    let failed = http::exchange(
+        service.addr(),
+        &invoke::call(service.token(), "stress.throws", json!({})),
+        WAIT,
+    )
+    .await
+    .expect_answer("throws");
+    assert_eq!(
+        failed.json_or_null()["code"],
+        "handler-throw",
+        "{}",
+        failed.text()
+    );
+    let call = service
+        .wait_record("call", WAIT)
+        .expect("the failed call's record");
+    assert_eq!(call["id"], "stress.throws", "{call}");
+    assert_eq!(service.records_of("call").len(), 1, "{}", service.output());
+    assert_eq!(service.records_of("listening").len(), 1);
+    let output = service.output();
+    for sentinel in [
+        "SENTINEL-ONE",
+        "SENTINEL-TWO",
+        "SENTINEL-THREE",
+        "SENTINELFOUR",
+    ] {
+        assert!(!output.contains(sentinel), "{sentinel} in {output}");
+    }
+}
+
+/// A log setting the service can't honour stops it before anything else,
+/// naming the setting as the reference services do: `config-invalid`, exit 1.
+#[test]
+fn a_log_setting_that_cannot_be_honoured_is_config_invalid() {
+    let cases = [
+        (
+            "KINDGI_LOG_LEVEL",
+            "loud",
+            "KINDGI_LOG_LEVEL must be one of error, warn, info, debug, trace, got \"loud\".",
+        ),
+        (
+            "KINDGI_LOG_LEVELS",
+            "pack=debug,tool",
+            "KINDGI_LOG_LEVELS: \"tool\" isn't subsystem=level (levels: error, warn, info, debug, trace).",
+        ),
+        (
+            "KINDGI_LOG_FORMAT",
+            "yaml",
+            "KINDGI_LOG_FORMAT must be auto, json or pretty, got \"yaml\".",
+        ),
+    ];
+    for (name, value, message) in cases {
+        let ran = std::process::Command::new(crate::common::pack_bin())
+            .args(["serve", "--index", "/nonexistent/index.json"])
+            .env_clear()
+            .env("KINDGI_PACK_SERVICE_TOKEN", "tok")
+            .env(name, value)
+            .output()
+            .expect("the pack binary runs");
+        assert_eq!(ran.status.code(), Some(1), "{name}={value}");
+        let stderr = String::from_utf8_lossy(&ran.stderr);
+        let records: Vec<Value> = stderr
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+        assert_eq!(records.len(), 1, "{stderr}");
+        let record = &records[0];
+        assert_eq!(record["kind"], "config-invalid", "{record}");
+        assert_eq!(record["message"], message, "{record}");
+        assert_eq!(record["problems"], json!([message]), "{record}");
+    }
+}

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use super::record::{CallFacts, CallPack, Ids, Level, Record};
+use super::record::{CallFacts, CallPack, Ids, Level, PACK, Record};
 
 impl Record {
     /// The record as a JSON line, on its own.
@@ -23,7 +23,7 @@ impl Record {
     /// Appends the record as a JSON line to `out` (the writer's queue),
     /// written straight into it: no `Value` or `String` per key and value.
     pub(super) fn write_json_line(&self, out: &mut Vec<u8>, time: &str) {
-        line_head(out, time, self.level);
+        line_head(out, time, self.level, self.subsystem);
         key(out, "message");
         json_str(out, &self.message);
         if let Some(ids) = &self.ids {
@@ -309,25 +309,32 @@ fn key(out: &mut Vec<u8>, name: &'static str) {
     out.extend_from_slice(b"\":");
 }
 
-/// Opens a line: `{"time":…,"level":…,"severity":…,"subsystem":"pack"`.
-fn line_head(out: &mut Vec<u8>, time: &str, level: Level) {
+/// Opens a line: `{"time":…,"level":…,"severity":…,"subsystem":…`.
+fn line_head(out: &mut Vec<u8>, time: &str, level: Level, subsystem: &'static str) {
     // The time is [`with_now`]'s digits and punctuation: nothing to escape.
     debug_assert!(!needs_escape(time.as_bytes()), "{time}");
     out.extend_from_slice(br#"{"time":""#);
     out.extend_from_slice(time.as_bytes());
     out.extend_from_slice(after_time(level));
+    if subsystem == PACK {
+        out.extend_from_slice(br#","subsystem":"pack""#);
+    } else {
+        out.extend_from_slice(br#","subsystem":""#);
+        raw_str_contents(out, subsystem);
+        out.push(b'"');
+    }
 }
 
-/// What follows a line's time, through `"subsystem":"pack"`, at `level`:
-/// one piece to copy, where its level's name and severity are four (every
+/// What follows a line's time, through its severity, at `level`: one
+/// piece to copy, where its level's name and severity are four (every
 /// `call` record writes it).
 fn after_time(level: Level) -> &'static [u8] {
     match level {
-        Level::Error => br#"","level":"error","severity":"ERROR","subsystem":"pack""#,
-        Level::Warn => br#"","level":"warn","severity":"WARNING","subsystem":"pack""#,
-        Level::Info => br#"","level":"info","severity":"INFO","subsystem":"pack""#,
-        Level::Debug => br#"","level":"debug","severity":"DEBUG","subsystem":"pack""#,
-        Level::Trace => br#"","level":"trace","severity":"DEBUG","subsystem":"pack""#,
+        Level::Error => br#"","level":"error","severity":"ERROR""#,
+        Level::Warn => br#"","level":"warn","severity":"WARNING""#,
+        Level::Info => br#"","level":"info","severity":"INFO""#,
+        Level::Debug => br#"","level":"debug","severity":"DEBUG""#,
+        Level::Trace => br#"","level":"trace","severity":"DEBUG""#,
     }
 }
 
@@ -384,7 +391,7 @@ impl CallFacts<'_> {
     pub(super) fn write_json_line(&self, out: &mut Vec<u8>, time: &str) {
         let mut ms = itoa::Buffer::new();
         let ms = ms.format(self.duration_ms);
-        line_head(out, time, self.level());
+        line_head(out, time, self.level(), PACK);
         // `"<target> <id> <outcome> <ms>ms"`: escaping the parts one by one
         // is escaping the whole, as JSON escapes character by character.
         out.extend_from_slice(br#","message":""#);
@@ -448,8 +455,7 @@ mod tests {
             let (name, severity) = (level.name(), level.severity());
             assert_eq!(
                 after_time(level),
-                format!(r#"","level":"{name}","severity":"{severity}","subsystem":"pack""#)
-                    .as_bytes()
+                format!(r#"","level":"{name}","severity":"{severity}""#).as_bytes()
             );
         }
         let names = Ids::<String>::default().pairs().map(|(name, _)| name);

@@ -92,6 +92,13 @@ impl<S: AsRef<str>> Ids<S> {
         self.map(|id| id.as_ref().map(|id| id.as_ref().to_owned()))
     }
 
+    /// Whether any id could hold a secret shape ([`super::redact`]).
+    pub(super) fn may_hold_a_secret(&self) -> bool {
+        self.pairs()
+            .iter()
+            .any(|(_, id)| id.is_some_and(super::redact::may_hold_a_secret))
+    }
+
     /// Every id through `f`, in place.
     fn map<'a, T>(&'a self, f: impl Fn(&'a Option<S>) -> Option<T>) -> Ids<T> {
         Ids {
@@ -103,6 +110,29 @@ impl<S: AsRef<str>> Ids<S> {
             org_id: f(&self.org_id),
             run_id: f(&self.run_id),
             tool_id: f(&self.tool_id),
+        }
+    }
+}
+
+impl Ids {
+    /// Every id with its secret shapes masked.
+    fn scrub(&mut self) {
+        for id in [
+            &mut self.trace_id,
+            &mut self.span_id,
+            &mut self.request_id,
+            &mut self.tenant_id,
+            &mut self.project_id,
+            &mut self.org_id,
+            &mut self.run_id,
+            &mut self.tool_id,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if let Cow::Owned(scrubbed) = super::redact::scrub_text(id) {
+                *id = scrubbed;
+            }
         }
     }
 }
@@ -159,10 +189,29 @@ pub(crate) fn is_head_or_id_key(name: &str) -> bool {
             .any(|(key, _)| *key == name)
 }
 
-/// One log record: level, message, ids, then its own fields in order.
+/// The subsystem of the service's own records.
+pub(crate) const PACK: &str = "pack";
+/// The subsystem of what a tool's handler logs during its call.
+pub(crate) const PACK_TOOL: &str = "pack.tool";
+
+/// The lifecycle events a supervisor reads to know where the service is:
+/// written whatever the levels say.
+const SUPERVISED: [&str; 5] = [
+    "listening",
+    "config-invalid",
+    "boot-failed",
+    "draining",
+    "stopped",
+];
+
+/// One log record: level, subsystem, message, ids, then its own fields in
+/// order.
 #[derive(Debug, Clone)]
 pub(crate) struct Record {
     pub(super) level: Level,
+    pub(super) subsystem: &'static str,
+    /// Written whatever the levels say (a [`SUPERVISED`] event).
+    pub(super) always: bool,
     pub(super) message: String,
     pub(super) ids: Option<Ids>,
     pub(super) fields: Vec<(Cow<'static, str>, Value)>,
@@ -172,6 +221,8 @@ impl Record {
     pub(crate) fn new(level: Level, message: impl Into<String>) -> Self {
         Self {
             level,
+            subsystem: PACK,
+            always: false,
             message: message.into(),
             ids: None,
             fields: Vec::new(),
@@ -180,9 +231,38 @@ impl Record {
 
     /// A lifecycle record: `event` and `kind` both set to its name.
     pub(crate) fn lifecycle(level: Level, kind: &'static str, message: impl Into<String>) -> Self {
-        Self::new(level, message)
+        let mut record = Self::new(level, message)
             .field("event", kind)
-            .field("kind", kind)
+            .field("kind", kind);
+        record.always = SUPERVISED.contains(&kind);
+        record
+    }
+
+    /// The record under `subsystem` ([`PACK`] unless set).
+    pub(crate) fn subsystem(mut self, subsystem: &'static str) -> Self {
+        self.subsystem = subsystem;
+        self
+    }
+
+    /// The record with what no record may carry taken out
+    /// ([`super::redact`]): secret-looking fields' values, and secret
+    /// shapes in its message, ids and fields' strings.
+    pub(super) fn redacted(mut self) -> Self {
+        use super::redact::{REDACTED, is_secret_key, redact_value, scrub_text};
+        if let Cow::Owned(message) = scrub_text(&self.message) {
+            self.message = message;
+        }
+        if let Some(ids) = &mut self.ids {
+            ids.scrub();
+        }
+        for (key, value) in &mut self.fields {
+            if is_secret_key(key) {
+                *value = Value::from(REDACTED);
+            } else {
+                redact_value(value);
+            }
+        }
+        self
     }
 
     pub(crate) fn ids(mut self, ids: Ids) -> Self {

@@ -11,7 +11,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use super::format::{with_now, with_time_of};
-use super::record::{CallFacts, Level, Record};
+use super::record::{CallFacts, Level, PACK, PACK_TOOL, Record};
+use super::settings::LogSettings;
 
 /// The capacity the writer keeps between writes: a burst's larger buffer
 /// is given back once written.
@@ -134,7 +135,11 @@ fn dropped_record(dropped: u64) -> Record {
 #[derive(Debug)]
 pub(crate) struct Logger {
     json: bool,
+    settings: LogSettings,
+    /// The service's own subsystem's level ([`PACK`]), every call's.
     level: Level,
+    /// The level of what handlers log during their calls ([`PACK_TOOL`]).
+    tool_level: Level,
     /// Set once the writer thread runs: records go through the queue.
     queued: AtomicBool,
     /// What is queued for the writer, and what was dropped.
@@ -147,30 +152,31 @@ pub(crate) struct Logger {
 }
 
 impl Logger {
-    /// Reads `KINDGI_LOG_FORMAT` and `KINDGI_LOG_LEVEL`.
-    pub(crate) fn from_env() -> Self {
-        let format = std::env::var("KINDGI_LOG_FORMAT").unwrap_or_default();
-        let json = match format.as_str() {
-            "json" => true,
-            "pretty" => false,
-            _ => !std::io::stderr().is_terminal(),
-        };
-        let level = std::env::var("KINDGI_LOG_LEVEL")
-            .ok()
-            .and_then(|l| Level::parse(&l))
-            .unwrap_or(Level::Info);
-        Self::new(json, level)
+    /// Reads `KINDGI_LOG_FORMAT`, `KINDGI_LOG_LEVEL` and
+    /// `KINDGI_LOG_LEVELS` ([`LogSettings`]): the message naming a value
+    /// that can't be honoured, with the logger of the defaults to say it.
+    pub(crate) fn from_env() -> Result<Self, (String, Self)> {
+        let on_terminal = std::io::stderr().is_terminal();
+        match LogSettings::from_vars(|name| std::env::var(name).ok(), on_terminal) {
+            Ok(settings) => Ok(Self::new(settings)),
+            Err(problem) => Err((
+                problem,
+                Self::new(LogSettings::new(!on_terminal, Level::Info)),
+            )),
+        }
     }
 
     /// A logger that writes only errors, as JSON: for in-process tests.
     pub(crate) fn quiet() -> Self {
-        Self::new(true, Level::Error)
+        Self::new(LogSettings::new(true, Level::Error))
     }
 
-    fn new(json: bool, level: Level) -> Self {
+    pub(crate) fn new(settings: LogSettings) -> Self {
         Self {
-            json,
-            level,
+            json: settings.json,
+            level: settings.level_for(PACK),
+            tool_level: settings.level_for(PACK_TOOL),
+            settings,
             queued: AtomicBool::new(false),
             queue: Arc::default(),
             writer: Mutex::new(None),
@@ -254,14 +260,35 @@ impl Logger {
         self.closed.store(true, Ordering::SeqCst);
     }
 
+    /// Whether a record of the service's own ([`PACK`]) at `level` is
+    /// written.
     pub(crate) fn enabled(&self, level: Level) -> bool {
         level <= self.level
     }
 
+    /// Whether a record of `subsystem` at `level` is written.
+    pub(crate) fn enabled_in(&self, subsystem: &str, level: Level) -> bool {
+        let threshold = match subsystem {
+            PACK => self.level,
+            PACK_TOOL => self.tool_level,
+            other => self.settings.level_for(other),
+        };
+        level <= threshold
+    }
+
+    /// Whether a record at `level` of the service or of a handler may be
+    /// written (the one, the other, or both).
+    pub(crate) fn enabled_in_any(&self, level: Level) -> bool {
+        level <= self.level.max(self.tool_level)
+    }
+
+    /// Writes `record` if its subsystem's level lets it (a supervised
+    /// lifecycle event always), with what no record may carry taken out.
     pub(crate) fn log(&self, record: Record) {
-        if !self.enabled(record.level) {
+        if !record.always && !self.enabled_in(record.subsystem, record.level) {
             return;
         }
+        let record = record.redacted();
         if self.json {
             self.write(|out| with_now(|time| record.write_json_line(out, time)));
         } else {
@@ -274,6 +301,12 @@ impl Logger {
     /// queue.
     pub(crate) fn log_call(&self, call: CallFacts<'_>) {
         if !self.enabled(call.level()) {
+            return;
+        }
+        // What a caller sent (its ids, a tool id the pack lacks) may hold a
+        // secret shape: such a record is built whole, to be redacted.
+        if call.ids.may_hold_a_secret() || super::redact::may_hold_a_secret(call.id) {
+            self.log(call.into_record());
             return;
         }
         if self.json {

@@ -6,8 +6,8 @@
 //!
 //! 1. no other thread may run yet (a `#[tokio::main]` is refused): steps
 //!    two and four change the process environment;
-//! 2. the configuration (`config-invalid`), then the token leaves the
-//!    process environment;
+//! 2. the log's settings, then the configuration (`config-invalid`), then
+//!    the token leaves the process environment;
 //! 3. the open-files limit is raised, malloc told to give large blocks back;
 //! 4. boot (`boot-failed`), which with `KINDGI_PACK_ENV_FILTER` on drops
 //!    the variables the pack doesn't declare — still single-threaded;
@@ -34,17 +34,20 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         eprintln!("error: {problem}");
         return ExitCode::from(2);
     }
-    let logger = Arc::new(Logger::from_env());
+    let logger = match Logger::from_env() {
+        Ok(logger) => Arc::new(logger),
+        Err((problem, logger)) => {
+            log_config_invalid(&logger, &problem, vec![problem.clone()]);
+            return ExitCode::FAILURE;
+        }
+    };
     let (config, listen_on) = match parse_config(args, &ProcessEnv) {
         Ok(parsed) => parsed,
         Err(problems) => {
-            logger.log(
-                Record::lifecycle(
-                    Level::Error,
-                    "config-invalid",
-                    "The pack service configuration is invalid",
-                )
-                .field("problems", problems),
+            log_config_invalid(
+                &logger,
+                "The pack service configuration is invalid",
+                problems,
             );
             return ExitCode::FAILURE;
         }
@@ -101,6 +104,15 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
     runtime.shutdown_timeout(Duration::from_millis(100));
     logger.flush();
     code
+}
+
+/// The `config-invalid` record: `message` (the log's own setting, named,
+/// when that is what is wrong, as the reference services say it), with
+/// every problem.
+fn log_config_invalid(logger: &Logger, message: &str, problems: Vec<String>) {
+    logger.log(
+        Record::lifecycle(Level::Error, "config-invalid", message).field("problems", problems),
+    );
 }
 
 /// Listens where `--host` and `PORT` say (all interfaces by default).

@@ -98,15 +98,31 @@ use crate::log::Logger;
 ///
 /// # Errors
 ///
-/// [`ServeError`] when boot fails (also logged, as `boot-failed`): nothing
-/// was served.
+/// [`ServeError`] when the log's settings (`KINDGI_LOG_*`) can't be
+/// honoured (logged as `config-invalid`) or boot fails (logged as
+/// `boot-failed`): nothing was served.
 pub async fn serve(
     pack: Pack,
     config: ServiceConfig,
     listener: TcpListener,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), ServeError> {
-    let logger = Arc::new(Logger::from_env());
+    let logger = match Logger::from_env() {
+        Ok(logger) => Arc::new(logger),
+        Err((problem, logger)) => {
+            logger.log(
+                crate::log::Record::lifecycle(
+                    crate::log::Level::Error,
+                    "config-invalid",
+                    problem.clone(),
+                )
+                .field("problems", vec![problem.clone()]),
+            );
+            return Err(ServeError {
+                problems: vec![problem],
+            });
+        }
+    };
     let state = match boot::boot(&pack, &config, &logger) {
         Ok(state) => state,
         Err(problems) => {

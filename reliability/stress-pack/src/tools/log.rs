@@ -64,3 +64,37 @@ pub(crate) fn context_tool() -> Tool {
         .output_schema(serde_json::json!({"type": "object"}))
         .handler(log_context)
 }
+
+/// What `stress.log-careless` logs.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CarelessInput {
+    /// The `info` event's message.
+    message: String,
+    /// Its `api_key` field.
+    secret: String,
+    /// Its `note` field.
+    note: String,
+}
+
+/// Logs a secret under a secret-looking key, and secret shapes in its
+/// message and in another field: an `info` event, then a `debug` one.
+async fn log_careless(input: CarelessInput, _ctx: ToolContext) -> Result<Value, ToolError> {
+    kindgi::tracing::info!(
+        api_key = input.secret.as_str(),
+        note = input.note.as_str(),
+        "{}",
+        input.message
+    );
+    kindgi::tracing::debug!("stress.log-careless detail");
+    Ok(serde_json::json!({"logged": 2}))
+}
+
+pub(crate) fn careless_tool() -> Tool {
+    Tool::new("stress.log-careless")
+        .description(
+            "Logs a secret as api_key, and its message and note, at info; then a debug event.",
+        )
+        .mutating(false)
+        .handler(log_careless)
+}
