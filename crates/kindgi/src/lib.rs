@@ -15,6 +15,7 @@ mod log_events;
 mod schema;
 mod service;
 mod source;
+mod telemetry;
 pub mod testing;
 
 pub use authoring::agent::Agent;

@@ -86,6 +86,13 @@ fn level_of(metadata: &Metadata<'_>) -> Level {
     }
 }
 
+/// Whether an event is the OpenTelemetry SDK's own below a warning (how
+/// it batches, when it exports): not a record of the service's. Its
+/// warnings (spans dropped, a collector that fails) are.
+fn sdk_chatter(metadata: &Metadata<'_>, level: Level) -> bool {
+    level > Level::Warn && metadata.target().starts_with("opentelemetry")
+}
+
 /// The fields this layer adds to every event's record, after its own.
 const ADDED: &[&str] = &["packId", "artifactVersion", "event", "kind"];
 
@@ -97,11 +104,15 @@ fn clashes(name: &str) -> bool {
 
 impl<S: Subscriber> Layer<S> for PackEvents {
     fn enabled(&self, metadata: &Metadata<'_>, _ctx: Context<'_, S>) -> bool {
-        self.logger.enabled_in_any(level_of(metadata))
+        let level = level_of(metadata);
+        self.logger.enabled_in_any(level) && !sdk_chatter(metadata, level)
     }
 
     fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
         let level = level_of(event.metadata());
+        if sdk_chatter(event.metadata(), level) {
+            return;
+        }
         // A handler's, during its call: `pack.tool`; else the service's.
         let call = current_call();
         let subsystem = if call.is_some() { PACK_TOOL } else { "pack" };

@@ -15,5 +15,6 @@ mod overload;
 mod panics;
 mod schemas;
 mod secrets;
+mod telemetry;
 mod text_inputs;
 mod tool_files;

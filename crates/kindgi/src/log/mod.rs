@@ -17,4 +17,6 @@ mod writer;
 pub(crate) use record::{
     CallFacts, CallPack, Ids, Level, PACK_TOOL, Record, TransportIds, call_ids, is_head_or_id_key,
 };
+#[cfg(feature = "otel")]
+pub(crate) use redact::scrub_text;
 pub(crate) use writer::Logger;

@@ -142,6 +142,9 @@ impl Ids {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TransportIds {
     pub(crate) trace: Option<(String, String)>,
+    /// The caller's span in that trace (`traceparent`'s parent id, and its
+    /// flags): the parent of the call's span when telemetry is on.
+    pub(crate) caller: Option<(u64, u8)>,
     pub(crate) request_id: Option<String>,
 }
 

@@ -2,6 +2,7 @@
 //! facts from the transport ([`CallMeta`]) and its `call` record
 //! ([`CallRecord`]), logged once it ends.
 
+use crate::telemetry::CallEnd;
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -103,6 +104,7 @@ impl<'a> CallRecord<'a> {
         meta: &'a CallMeta,
         cancellation: Cancellation,
     ) -> Self {
+        invoker.telemetry.call_started();
         Self {
             invoker,
             called,
@@ -142,9 +144,22 @@ impl Drop for CallRecord<'_> {
             outcome,
             duration_ms: self.meta.duration().as_millis() as u64,
             ended: self.meta.ended(),
-            ids,
+            ids: ids.clone(),
             pack: &self.invoker.call_pack,
         });
+        let telemetry = &self.invoker.telemetry;
+        if telemetry.is_on() {
+            telemetry.call_ended(&CallEnd {
+                target,
+                id,
+                known: !matches!(self.called, Called::UnknownTool(_)),
+                outcome,
+                started: self.meta.started,
+                ended: self.meta.ended(),
+                ids,
+                caller: self.meta.transport.caller,
+            });
+        }
     }
 }
 

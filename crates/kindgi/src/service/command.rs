@@ -6,13 +6,14 @@
 //!
 //! 1. no other thread may run yet (a `#[tokio::main]` is refused): steps
 //!    two and four change the process environment;
-//! 2. the log's settings, then the configuration (`config-invalid`), then
-//!    the token leaves the process environment;
+//! 2. the log's settings, then the configuration and the collector's
+//!    (`config-invalid`), then the token and the `OTEL_*` variables leave
+//!    the process environment;
 //! 3. the open-files limit is raised, malloc told to give large blocks back;
 //! 4. boot (`boot-failed`), which with `KINDGI_PACK_ENV_FILTER` on drops
 //!    the variables the pack doesn't declare — still single-threaded;
 //! 5. then the threads: the log writer, the `tracing` subscriber, the
-//!    panic hook, the async runtime;
+//!    panic hook, the telemetry's exporters, the async runtime;
 //! 6. listen on `--host`/`PORT` (`boot-failed`), serve until SIGTERM.
 
 use std::process::ExitCode;
@@ -27,6 +28,7 @@ use super::connections::MAX_CONNECTIONS;
 use super::{limits, process_env, server};
 use crate::Pack;
 use crate::log::{Level, Logger, Record};
+use crate::telemetry::{OtelSettings, PackFacts, Telemetry, is_otel_var};
 
 /// Runs `serve` with the arguments after it.
 pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
@@ -52,7 +54,23 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The collector's settings, read now and taken out of the environment
+    // as the token is: its headers are credentials the pack's code has no
+    // use for.
+    let otel_vars = otel_vars();
+    let otel = match OtelSettings::from_vars(&otel_vars) {
+        Ok(otel) => otel,
+        Err(problems) => {
+            log_config_invalid(
+                &logger,
+                "The pack service configuration is invalid",
+                problems,
+            );
+            return ExitCode::FAILURE;
+        }
+    };
     process_env::remove_vars(["KINDGI_PACK_SERVICE_TOKEN"]);
+    process_env::remove_vars(otel_vars.iter().map(|(name, _)| name.as_str()));
     let open_files = limits::raise_open_files();
     process_env::return_large_blocks();
     let state = match boot(&pack, &config, &logger) {
@@ -69,6 +87,19 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         &state.invoker.index.artifact_version,
     );
     install_panic_hook(Arc::clone(&logger));
+    let mut state = state;
+    let pack = PackFacts {
+        pack_id: &state.invoker.index.pack_id,
+        artifact_version: &state.invoker.index.artifact_version,
+    };
+    match Telemetry::start(otel.as_ref(), pack, &logger) {
+        Ok(telemetry) => state.invoker.telemetry = telemetry,
+        Err(problem) => {
+            boot::log_failed(&logger, vec![problem]);
+            logger.flush();
+            return ExitCode::FAILURE;
+        }
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kindgi-worker")
@@ -113,6 +144,14 @@ fn log_config_invalid(logger: &Logger, message: &str, problems: Vec<String>) {
     logger.log(
         Record::lifecycle(Level::Error, "config-invalid", message).field("problems", problems),
     );
+}
+
+/// The standard OpenTelemetry variables of the process ([`OtelSettings`]).
+fn otel_vars() -> Vec<(String, String)> {
+    std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .filter(|(name, _)| is_otel_var(name))
+        .collect()
 }
 
 /// Listens where `--host` and `PORT` say (all interfaces by default).

@@ -123,7 +123,25 @@ pub async fn serve(
             });
         }
     };
-    let state = match boot::boot(&pack, &config, &logger) {
+    let otel_vars: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)))
+        .filter(|(name, _)| crate::telemetry::is_otel_var(name))
+        .collect();
+    let otel = match crate::telemetry::OtelSettings::from_vars(&otel_vars) {
+        Ok(otel) => otel,
+        Err(problems) => {
+            logger.log(
+                crate::log::Record::lifecycle(
+                    crate::log::Level::Error,
+                    "config-invalid",
+                    "The pack service configuration is invalid",
+                )
+                .field("problems", problems.clone()),
+            );
+            return Err(ServeError { problems });
+        }
+    };
+    let mut state = match boot::boot(&pack, &config, &logger) {
         Ok(state) => state,
         Err(problems) => {
             boot::log_failed(&logger, problems.clone());
@@ -138,6 +156,20 @@ pub async fn serve(
         &state.invoker.index.pack_id,
         &state.invoker.index.artifact_version,
     );
+    let pack = crate::telemetry::PackFacts {
+        pack_id: &state.invoker.index.pack_id,
+        artifact_version: &state.invoker.index.artifact_version,
+    };
+    match crate::telemetry::Telemetry::start(otel.as_ref(), pack, &logger) {
+        Ok(telemetry) => state.invoker.telemetry = telemetry,
+        Err(problem) => {
+            boot::log_failed(&logger, vec![problem.clone()]);
+            logger.flush();
+            return Err(ServeError {
+                problems: vec![problem],
+            });
+        }
+    }
     server::run(Arc::new(state), listener, limits::open_files(), shutdown).await;
     logger.flush();
     Ok(())

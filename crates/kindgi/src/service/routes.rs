@@ -22,7 +22,7 @@ use super::decode::{Decoded, decode};
 use super::pack_http::{self, header_text};
 use super::state::ServiceState;
 use super::tool::run_tool;
-use super::traceparent::trace_ids;
+use super::traceparent::{caller_span, trace_ids};
 use crate::log::TransportIds;
 
 /// After an answer sent before its request's body was read (a 413 from
@@ -151,9 +151,17 @@ async fn invoke(
         admitted.placement,
         started,
         headers::parse_timeout_ms(header_text(headers.timeout_ms)),
-        TransportIds {
-            trace: header_text(headers.traceparent).and_then(trace_ids),
-            request_id: header_text(headers.request_id).map(str::to_owned),
+        {
+            let trace = header_text(headers.traceparent).and_then(trace_ids);
+            let caller = trace
+                .as_ref()
+                .and(header_text(headers.traceparent))
+                .and_then(caller_span);
+            TransportIds {
+                trace,
+                caller,
+                request_id: header_text(headers.request_id).map(str::to_owned),
+            }
         },
     );
     // The body is freed once decoded: what the call goes on with is its own.

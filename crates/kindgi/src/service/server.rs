@@ -71,12 +71,23 @@ pub(super) async fn run(
         drain::cut_short(&state.drain).await;
     }
     finish(listener, arrived, connections, &state, &stopping).await;
+    // The spans and metrics still held go out, within what is left before
+    // `stopped` is due (the SDK says what it dropped, before it).
+    if state.invoker.telemetry.is_on() {
+        let flushing = Arc::clone(&state);
+        let within = stopping.left(TELEMETRY_FLUSH);
+        let _ =
+            tokio::task::spawn_blocking(move || flushing.invoker.telemetry.shutdown(within)).await;
+    }
 
     logger.log(Record::lifecycle(Level::Info, "stopped", "Stopped"));
     // `stopped` is the last record: what a handler still running logs from
     // here on (a blocking one's `handler-finished-late`) is not written.
     logger.close();
 }
+
+/// The most the telemetry's last export may take at exit.
+const TELEMETRY_FLUSH: Duration = Duration::from_secs(1);
 
 /// Accepts connections and serves each in a slot of `connections` until
 /// `stop` resolves; returns what it resolved to.

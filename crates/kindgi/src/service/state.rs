@@ -4,6 +4,7 @@
 //! admission and drain. Each is built whole from what boot read and the
 //! configuration: nothing is patched in afterwards.
 
+use crate::telemetry::Telemetry;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -54,6 +55,9 @@ pub(crate) struct Invoker {
     /// The async handlers running, watched for one that blocks its thread
     /// ([`super::stalls`]).
     pub(crate) stalls: Arc<Stalls>,
+    /// The calls' spans and metrics, when a collector is named
+    /// ([`crate::telemetry`]); off until the service sets it.
+    pub(crate) telemetry: Telemetry,
     /// The tool-files client, built on first use: see [`Invoker::http`].
     http: OnceLock<reqwest::Client>,
 }
@@ -78,6 +82,7 @@ impl Invoker {
             blocking: Arc::new(Semaphore::new(blocking_slots)),
             window_closed,
             stalls: Arc::new(Stalls::new()),
+            telemetry: Telemetry::default(),
             http: OnceLock::new(),
         }
     }

@@ -1,5 +1,6 @@
 //! W3C `traceparent`: the caller's trace id (the protocol crate's rule),
-//! and a fresh span id for this service's part of the trace.
+//! a fresh span id for this service's part of the trace, and the caller's
+//! span, its parent.
 
 /// The trace id of a valid `traceparent`, and a new random span id.
 pub(crate) fn trace_ids(header: &str) -> Option<(String, String)> {
@@ -8,9 +9,18 @@ pub(crate) fn trace_ids(header: &str) -> Option<(String, String)> {
     Some((trace_id.to_owned(), hex::encode(span)))
 }
 
+/// The caller's span of a valid `traceparent`: its parent id and its
+/// flags.
+pub(crate) fn caller_span(header: &str) -> Option<(u64, u8)> {
+    let mut parts = header.trim().split('-').skip(2);
+    let span = u64::from_str_radix(parts.next()?, 16).ok()?;
+    let flags = u8::from_str_radix(parts.next()?, 16).ok()?;
+    Some((span, flags))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::trace_ids;
+    use super::{caller_span, trace_ids};
 
     #[test]
     fn a_fresh_span_under_the_callers_trace() {
@@ -20,5 +30,6 @@ mod tests {
         assert_eq!(span.len(), 16);
         assert_ne!(span, "00f067aa0ba902b7");
         assert_eq!(trace_ids("00-bad"), None);
+        assert_eq!(caller_span(header), Some((0x00f0_67aa_0ba9_02b7, 1)));
     }
 }
