@@ -117,7 +117,12 @@ impl Drop for Receiver {
 
 /// The service, exporting to `collector` quickly.
 fn exporting_to(collector: &str, extra: &[(&str, &str)]) -> PackService {
-    let mut options = ServiceOptions::default()
+    exporting_with(ServiceOptions::default(), collector, extra)
+}
+
+/// The service with `options`, exporting to `collector` quickly.
+fn exporting_with(options: ServiceOptions, collector: &str, extra: &[(&str, &str)]) -> PackService {
+    let mut options = options
         .env("OTEL_EXPORTER_OTLP_ENDPOINT", collector)
         .env("OTEL_BSP_SCHEDULE_DELAY", "100")
         .env("OTEL_METRIC_EXPORT_INTERVAL", "300")
@@ -415,5 +420,40 @@ async fn the_collectors_settings_leave_the_pack_s_environment() {
     // And still exports, with them.
     receiver.wait("the call's span", |lines| {
         span_named(lines, "execute_tool stress.environ").is_some()
+    });
+}
+
+/// A call refused 503 before it ran counts by its reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_count_by_reason() {
+    let receiver = Receiver::start();
+    let service = exporting_with(
+        ServiceOptions::default().max_concurrency(1),
+        &receiver.url(),
+        &[],
+    );
+    // Three calls at once past a cap of one: two are refused.
+    let addr = service.addr();
+    let calls: Vec<_> = (0..3)
+        .map(|_| {
+            let call = invoke::call(service.token(), "stress.sleep", json!({"ms": 1500}));
+            tokio::spawn(async move { http::exchange(addr, &call, WAIT).await })
+        })
+        .collect();
+    let mut refused = 0;
+    for call in calls {
+        let answer = call.await.expect("a call").expect_answer("a call");
+        if answer.status == 503 {
+            assert_eq!(answer.json_or_null(), json!({"error": "overloaded"}));
+            refused += 1;
+        }
+    }
+    assert_eq!(refused, 2);
+    receiver.wait("the refusal counted", |lines| {
+        lines.iter().any(|l| {
+            l["metric"] == "kindgi.pack.calls.refused"
+                && l["attributes"] == json!({"kindgi.reason": "overloaded"})
+                && l["value"].as_u64() == Some(2)
+        })
     });
 }

@@ -32,7 +32,7 @@ use hyper::body::Incoming;
 use kindgi_protocol::{ParseError, not_an_object};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::answer::{HttpResponse, draining, overloaded, tenant_mismatch};
+use super::answer::{HttpResponse, draining, overloaded, refused, tenant_mismatch};
 use super::budget::{MemoryBudget, Reservation, parsed_cost};
 use super::call_headers::CallHeaders;
 use super::config::{EnvCheck, ServiceConfig};
@@ -104,10 +104,11 @@ impl Admission {
             return Some(draining());
         }
         if self.env_check == EnvCheck::Strict && !self.missing_env.is_empty() {
-            return Some(pack_http::unavailable(&serde_json::json!({
+            let body = serde_json::json!({
                 "error": "missing env",
                 "missingEnv": self.missing_env,
-            })));
+            });
+            return Some(refused(pack_http::unavailable(&body), "missing-env"));
         }
         None
     }

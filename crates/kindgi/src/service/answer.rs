@@ -30,12 +30,29 @@ pub(crate) enum Answer {
 
 /// 503 `overloaded`: every call slot is taken, or the memory budget is.
 pub(crate) fn overloaded() -> HttpResponse {
-    pack_http::unavailable(&serde_json::json!({"error": "overloaded"}))
+    refused(
+        pack_http::unavailable(&serde_json::json!({"error": "overloaded"})),
+        "overloaded",
+    )
 }
 
 /// 503 `draining`: the service is stopping.
 pub(crate) fn draining() -> HttpResponse {
-    pack_http::unavailable(&serde_json::json!({"error": "draining"}))
+    refused(
+        pack_http::unavailable(&serde_json::json!({"error": "draining"})),
+        "draining",
+    )
+}
+
+/// Why a call was refused 503 before it ran, carried by the refusal (its
+/// extension) to the calls' metrics.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Refused(pub(crate) &'static str);
+
+/// `response`, a 503 refusal, marked with its `reason`.
+pub(crate) fn refused(mut response: HttpResponse, reason: &'static str) -> HttpResponse {
+    response.extensions_mut().insert(Refused(reason));
+    response
 }
 
 /// 421 `pack-tenant-mismatch`: the call is for another tenant than the one

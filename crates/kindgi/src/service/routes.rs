@@ -14,7 +14,7 @@ use hyper::body::Incoming;
 use kindgi_protocol::{ErrorCode, ErrorResponse, headers};
 
 use super::admission::admit;
-use super::answer::{Answer, HttpResponse, call_answer};
+use super::answer::{Answer, HttpResponse, Refused, call_answer};
 use super::call::CallMeta;
 use super::call_headers::CallHeaders;
 use super::check::run_check;
@@ -145,7 +145,12 @@ async fn invoke(
     let headers = CallHeaders::of(headers);
     let mut admitted = match admit(&state.admission, &state.drain, &headers, request_body).await {
         Ok(admitted) => admitted,
-        Err(refused) => return refused,
+        Err(refused) => {
+            if let Some(Refused(reason)) = refused.extensions().get::<Refused>() {
+                state.invoker.telemetry.refused(reason);
+            }
+            return refused;
+        }
     };
     let meta = CallMeta::new(
         admitted.placement,

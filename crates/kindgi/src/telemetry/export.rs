@@ -43,6 +43,7 @@ struct Instruments {
     calls: Counter<u64>,
     duration: Histogram<f64>,
     in_flight: UpDownCounter<i64>,
+    refused: Counter<u64>,
 }
 
 impl Exporting {
@@ -139,6 +140,15 @@ impl Exporting {
         }
     }
 
+    /// A call refused 503 before it ran, by `reason`.
+    pub(crate) fn refused(&self, reason: &'static str) {
+        if let Some((_, instruments)) = &self.metrics {
+            instruments
+                .refused
+                .add(1, &[KeyValue::new("kindgi.reason", reason)]);
+        }
+    }
+
     fn span(&self, tracer: &SdkTracer, end: &CallEnd<'_>) {
         let parent = caller_context(end).unwrap_or_default();
         let (name, mut attributes) = match end.target {
@@ -224,6 +234,11 @@ impl Instruments {
             in_flight: meter
                 .i64_up_down_counter("kindgi.pack.calls.in_flight")
                 .with_description("Calls running")
+                .with_unit("{call}")
+                .build(),
+            refused: meter
+                .u64_counter("kindgi.pack.calls.refused")
+                .with_description("Calls refused 503 before they ran, by reason")
                 .with_unit("{call}")
                 .build(),
         }

@@ -125,6 +125,17 @@ impl Telemetry {
         let _ = end;
     }
 
+    /// A call refused 503 before it ran, by `reason` (`overloaded`,
+    /// `draining`, `missing-env`).
+    pub(crate) fn refused(&self, reason: &'static str) {
+        #[cfg(feature = "otel")]
+        if let Some(exporting) = &self.exporting {
+            exporting.refused(reason);
+        }
+        #[cfg(not(feature = "otel"))]
+        let _ = reason;
+    }
+
     /// Exports what is waiting and stops, within `timeout`.
     pub(crate) fn shutdown(&self, timeout: Duration) {
         #[cfg(feature = "otel")]
