@@ -294,6 +294,63 @@ test('kindgi inspect: the same page on a running pack service', async () => {
   }
 });
 
+test('logs follow the newest records until the user scrolls back', async () => {
+  // Calls through the dev front, each a few records.
+  const calls = async (n) => {
+    for (let i = 0; i < n; i++) {
+      const answer = await fetch(`${dev.base}/v1/invoke`, {
+        method: 'POST',
+        headers: { 'kindgi-pack-token': dev.token, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          v: 2,
+          kind: 'invoke',
+          tool: { id: 'support.canned-reply' },
+          input: { customerName: `Ana ${i}`, topic: 'billing' },
+          ctx: { tenantId: 'acme', runId: `follow-${i}` },
+        }),
+      });
+      assert.equal(answer.status, 200);
+    }
+  };
+  await page.fill('input[name=logFilter]', '');
+  const logs = 'section.logs';
+  const gap = () =>
+    page.evaluate((sel) => {
+      const el = document.querySelector(sel);
+      return el.scrollHeight - el.scrollTop - el.clientHeight;
+    }, logs);
+  const records = () => page.evaluate((sel) => Number(document.querySelector(sel).dataset.records), logs);
+  const before = await records();
+  await calls(30);
+  await page.waitForFunction(
+    ([sel, n]) => {
+      const el = document.querySelector(sel);
+      return el.scrollHeight > el.clientHeight + 200 && Number(el.dataset.records) >= n;
+    },
+    [logs, before + 30],
+  );
+  assert.ok((await gap()) <= 24, `the newest record is in view (${await gap()} px below)`);
+  // Scrolled back: the place is kept while records come, and "newest"
+  // takes the panel back to the end.
+  await page.evaluate((sel) => {
+    document.querySelector(sel).scrollTop = 0;
+  }, logs);
+  await page.waitForSelector(`${logs}[data-following=false] button.newest`);
+  const scrolledAt = await records();
+  await calls(10);
+  await page.waitForFunction(
+    ([sel, n]) => Number(document.querySelector(sel).dataset.records) >= n,
+    [logs, scrolledAt + 10],
+  );
+  assert.equal(await page.evaluate((sel) => document.querySelector(sel).scrollTop, logs), 0);
+  await page.click(`${logs} button.newest`);
+  await page.waitForSelector(`${logs}[data-following=true]`);
+  await page.waitForFunction((sel) => {
+    const el = document.querySelector(sel);
+    return el.scrollHeight - el.scrollTop - el.clientHeight <= 24;
+  }, logs);
+});
+
 test('the page runs under its security policy: nothing it did was blocked', async () => {
   // Every test before ran on this page: calls, forms, a PDF's preview.
   assert.deepEqual(blocked, []);
