@@ -64,6 +64,11 @@ impl ToolContext {
     }
 
     /// The call's ids, as its log records carry them.
+    /// The call's span in the telemetry, when it is on.
+    pub(crate) fn call_span(&self) -> Option<crate::log::CallSpan> {
+        self.inner.transport.call_span
+    }
+
     pub(crate) fn log_ids(&self) -> Ids<&str> {
         call_ids(&self.inner.tool_id, &self.inner.call, &self.inner.transport)
     }

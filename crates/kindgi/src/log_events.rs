@@ -20,6 +20,7 @@ use tracing_subscriber::layer::{Context, Layer};
 
 use crate::ToolContext;
 use crate::log::{Level, Logger, PACK_TOOL, Record};
+use crate::telemetry::HandlerSpans;
 
 tokio::task_local! {
     static ASYNC_CALL: ToolContext;
@@ -31,11 +32,13 @@ thread_local! {
 
 /// Runs `future` (an async handler) as part of `call`.
 pub(crate) fn in_call<F: Future>(call: ToolContext, future: F) -> impl Future<Output = F::Output> {
+    let future = crate::telemetry::within_call_span(call.call_span(), future);
     ASYNC_CALL.scope(call, future)
 }
 
 /// Runs `work` (a blocking handler) as part of `call`, on this thread.
 pub(crate) fn in_blocking_call<R>(call: ToolContext, work: impl FnOnce() -> R) -> R {
+    let span = call.call_span();
     BLOCKING_CALL.with(|current| *current.borrow_mut() = Some(call));
     // Cleared also when `work` panics: the thread goes back to the pool.
     struct Clear;
@@ -45,7 +48,7 @@ pub(crate) fn in_blocking_call<R>(call: ToolContext, work: impl FnOnce() -> R) -
         }
     }
     let _clear = Clear;
-    work()
+    crate::telemetry::in_call_span(span, work)
 }
 
 /// The call the current code runs as part of, if any.
@@ -58,14 +61,21 @@ fn current_call() -> Option<ToolContext> {
 
 /// Makes every `tracing` event of the process a record of `logger`, unless
 /// the binary installed a subscriber of its own first.
-pub(crate) fn install(logger: Arc<Logger>, pack_id: &str, artifact_version: &str) {
+/// `spans`, when given, also sees every span and event (the telemetry's
+/// export of the handlers' spans).
+pub(crate) fn install(
+    logger: Arc<Logger>,
+    pack_id: &str,
+    artifact_version: &str,
+    spans: Option<HandlerSpans>,
+) {
     use tracing_subscriber::layer::SubscriberExt as _;
     let layer = PackEvents {
         logger,
         pack_id: pack_id.to_owned(),
         artifact_version: artifact_version.to_owned(),
     };
-    let subscriber = tracing_subscriber::registry().with(layer);
+    let subscriber = tracing_subscriber::registry().with(spans).with(layer);
     let _ = tracing::subscriber::set_global_default(subscriber);
 }
 

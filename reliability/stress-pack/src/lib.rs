@@ -12,7 +12,7 @@
 //! | `stress.block` | `{ms}`: a blocking handler that sleeps `ms` whatever happens to its call (deadline, cancellation); returns `{blocked}` |
 //! | `stress.block-async` | `{ms}`: an async handler that blocks its worker thread `ms` (`std::thread::sleep`); returns `{blocked}` |
 //! | `stress.log` | `{count, bytes}`: logs `count` `info` events through `tracing`, each with a `filler` field of `bytes` characters; returns `{logged}` |
-//! | `stress.log-careless` | `{message, secret, note}`: logs an `info` event with that message and the fields `api_key` (the secret) and `note`, then a `debug` one; returns `{logged: 2}` |
+//! | `stress.log-careless` | `{message, secret, note}`: in a `tracing` span `careless.lookup` with the fields `api_key` (the secret) and `note`, logs an `info` event with that message and the same fields, then a `debug` one; returns `{logged: 2}` |
 //! | `stress.environ` | `{needle}`: the variable names of its process, and whether `needle` appears in its environment or in `/proc/self/environ` |
 //! | `stress.store` | stores `{text, name}` through the call's files (`storesFiles`, `readsFiles`) and returns the file, or throws what the store answered |
 //! | check `stress.checks.ok` | passes |

@@ -216,6 +216,25 @@ async fn every_call_is_a_span_in_the_callers_trace_and_nothing_secret_is_sent() 
     let took = span["endNs"].as_u64().unwrap_or(0) - span["startNs"].as_u64().unwrap_or(0);
     assert!(took > 0 && took < 10_000_000_000, "{span}");
 
+    // The handler's own span: a child of the call's, redacted as a log
+    // record is, its events too.
+    let lines = receiver.wait("the handler's span", |lines| {
+        span_named(lines, "careless.lookup").is_some()
+    });
+    let inner = span_named(&lines, "careless.lookup").expect("span");
+    assert_eq!(inner["traceId"], TRACE, "{inner}");
+    assert_eq!(inner["parentSpanId"], span["spanId"], "{inner}");
+    assert_eq!(inner["attributes"]["api_key"], "[redacted]", "{inner}");
+    let event = inner["events"]
+        .as_array()
+        .and_then(|events| events.iter().find(|e| e["attributes"]["level"] == "INFO"))
+        .unwrap_or_else(|| panic!("the info event: {inner}"));
+    assert_eq!(event["attributes"]["api_key"], "[redacted]", "{event}");
+    assert!(
+        event.to_string().contains("with Bearer [redacted]"),
+        "{event}"
+    );
+
     // A failed call without a caller's trace: a root span, an error.
     let failed = span_named(&lines, "execute_tool stress.throws").expect("span");
     assert_eq!(failed["parentSpanId"], "", "{failed}");
@@ -381,10 +400,11 @@ fn an_otel_setting_that_cannot_be_honoured_is_config_invalid() {
     );
 }
 
-/// The collector's settings leave the pack's environment as the token
-/// does, even with the env filter off: its headers are credentials.
+/// The collector's headers leave the pack's environment as the token
+/// does, even with the env filter off: they are credentials. The other
+/// `OTEL_*` variables stay, as the env filter keeps them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_collectors_settings_leave_the_pack_s_environment() {
+async fn the_collectors_headers_leave_the_pack_s_environment() {
     let receiver = Receiver::start();
     let service = exporting_to(
         &receiver.url(),
@@ -410,11 +430,21 @@ async fn the_collectors_settings_leave_the_pack_s_environment() {
     let output = &answer.json_or_null()["output"];
     assert_eq!(output["inEnv"], false, "{output}");
     assert_eq!(output["inProcEnviron"], false, "{output}");
-    let names = output["names"].as_array().expect("names");
-    assert!(
-        !names
-            .iter()
-            .any(|n| n.as_str().is_some_and(|n| n.starts_with("OTEL_"))),
+    let names: Vec<&str> = output["names"]
+        .as_array()
+        .expect("names")
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|n| n.starts_with("OTEL_"))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "OTEL_BSP_SCHEDULE_DELAY",
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_METRIC_EXPORT_INTERVAL",
+            "OTEL_RESOURCE_ATTRIBUTES",
+        ],
         "{output}"
     );
     // And still exports, with them.

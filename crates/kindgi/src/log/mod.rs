@@ -15,8 +15,9 @@ mod vectors;
 mod writer;
 
 pub(crate) use record::{
-    CallFacts, CallPack, Ids, Level, PACK_TOOL, Record, TransportIds, call_ids, is_head_or_id_key,
+    CallFacts, CallPack, CallSpan, Ids, Level, PACK_TOOL, Record, TransportIds, call_ids,
+    is_head_or_id_key,
 };
 #[cfg(feature = "otel")]
-pub(crate) use redact::scrub_text;
+pub(crate) use redact::{REDACTED, is_secret_key, scrub_text};
 pub(crate) use writer::Logger;

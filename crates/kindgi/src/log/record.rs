@@ -137,6 +137,14 @@ impl Ids {
     }
 }
 
+/// The ids of a call's span in the telemetry ([`TransportIds::call_span`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct CallSpan {
+    pub(crate) trace_id: u128,
+    pub(crate) span_id: u64,
+    pub(crate) sampled: bool,
+}
+
 /// The ids the transport gave a call, for its records: its trace and the
 /// service's span in it (`traceparent`), and its `kindgi-request-id`.
 #[derive(Debug, Clone, Default)]
@@ -145,6 +153,11 @@ pub(crate) struct TransportIds {
     /// The caller's span in that trace (`traceparent`'s parent id, and its
     /// flags): the parent of the call's span when telemetry is on.
     pub(crate) caller: Option<(u64, u8)>,
+    /// When telemetry is on, the call span's trace and span ids (the
+    /// caller's trace or a new one; the records' `spanId` or a new one)
+    /// and whether it is sampled: chosen as the call starts, so that what
+    /// its handler traces nests under it.
+    pub(crate) call_span: Option<CallSpan>,
     pub(crate) request_id: Option<String>,
 }
 

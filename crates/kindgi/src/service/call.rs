@@ -158,6 +158,7 @@ impl Drop for CallRecord<'_> {
                 ended: self.meta.ended(),
                 ids,
                 caller: self.meta.transport.caller,
+                span: self.meta.transport.call_span,
             });
         }
     }

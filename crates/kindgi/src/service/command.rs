@@ -7,7 +7,7 @@
 //! 1. no other thread may run yet (a `#[tokio::main]` is refused): steps
 //!    two and four change the process environment;
 //! 2. the log's settings, then the configuration and the collector's
-//!    (`config-invalid`), then the token and the `OTEL_*` variables leave
+//!    (`config-invalid`), then the token and the collector's headers leave
 //!    the process environment;
 //! 3. the open-files limit is raised, malloc told to give large blocks back;
 //! 4. boot (`boot-failed`), which with `KINDGI_PACK_ENV_FILTER` on drops
@@ -28,7 +28,7 @@ use super::connections::MAX_CONNECTIONS;
 use super::{limits, process_env, server};
 use crate::Pack;
 use crate::log::{Level, Logger, Record};
-use crate::telemetry::{OtelSettings, PackFacts, Telemetry, is_otel_var};
+use crate::telemetry::{OtelSettings, PackFacts, Telemetry, is_credential_var, is_otel_var};
 
 /// Runs `serve` with the arguments after it.
 pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
@@ -54,9 +54,10 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    // The collector's settings, read now and taken out of the environment
-    // as the token is: its headers are credentials the pack's code has no
-    // use for.
+    // The collector's settings, read now; its headers are credentials the
+    // pack's code has no use for, taken out of the environment as the
+    // token is (the other `OTEL_*` variables stay: the env filter keeps
+    // them for the pack's code).
     let otel_vars = otel_vars();
     let otel = match OtelSettings::from_vars(&otel_vars) {
         Ok(otel) => otel,
@@ -70,7 +71,12 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         }
     };
     process_env::remove_vars(["KINDGI_PACK_SERVICE_TOKEN"]);
-    process_env::remove_vars(otel_vars.iter().map(|(name, _)| name.as_str()));
+    process_env::remove_vars(
+        otel_vars
+            .iter()
+            .map(|(name, _)| name.as_str())
+            .filter(|name| is_credential_var(name)),
+    );
     let open_files = limits::raise_open_files();
     process_env::return_large_blocks();
     let state = match boot(&pack, &config, &logger) {
@@ -81,12 +87,6 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
         }
     };
     logger.start_writer();
-    crate::log_events::install(
-        Arc::clone(&logger),
-        &state.invoker.index.pack_id,
-        &state.invoker.index.artifact_version,
-    );
-    install_panic_hook(Arc::clone(&logger));
     let mut state = state;
     let pack = PackFacts {
         pack_id: &state.invoker.index.pack_id,
@@ -100,6 +100,13 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    crate::log_events::install(
+        Arc::clone(&logger),
+        &state.invoker.index.pack_id,
+        &state.invoker.index.artifact_version,
+        state.invoker.telemetry.tracing_layer(),
+    );
+    install_panic_hook(Arc::clone(&logger));
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("kindgi-worker")

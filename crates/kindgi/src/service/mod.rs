@@ -151,11 +151,6 @@ pub async fn serve(
     // Its code is in the state now.
     drop(pack);
     logger.start_writer();
-    crate::log_events::install(
-        Arc::clone(&logger),
-        &state.invoker.index.pack_id,
-        &state.invoker.index.artifact_version,
-    );
     let pack = crate::telemetry::PackFacts {
         pack_id: &state.invoker.index.pack_id,
         artifact_version: &state.invoker.index.artifact_version,
@@ -170,6 +165,12 @@ pub async fn serve(
             });
         }
     }
+    crate::log_events::install(
+        Arc::clone(&logger),
+        &state.invoker.index.pack_id,
+        &state.invoker.index.artifact_version,
+        state.invoker.telemetry.tracing_layer(),
+    );
     server::run(Arc::new(state), listener, limits::open_files(), shutdown).await;
     logger.flush();
     Ok(())

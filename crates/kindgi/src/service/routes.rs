@@ -162,9 +162,15 @@ async fn invoke(
                 .as_ref()
                 .and(header_text(headers.traceparent))
                 .and_then(caller_span);
+            let call_span = state
+                .invoker
+                .telemetry
+                .is_on()
+                .then(|| crate::telemetry::call_span(trace.as_ref(), caller));
             TransportIds {
                 trace,
                 caller,
+                call_span,
                 request_id: header_text(headers.request_id).map(str::to_owned),
             }
         },

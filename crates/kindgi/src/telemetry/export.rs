@@ -13,20 +13,21 @@ use opentelemetry::trace::{
     SpanContext, SpanId, SpanKind, Status, TraceContextExt as _, TraceFlags, TraceId, TraceState,
     Tracer as _, TracerProvider as _,
 };
-use opentelemetry::{Context, KeyValue};
+use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 use opentelemetry_otlp::{
     MetricExporter, Protocol, SpanExporter, WithExportConfig as _, WithHttpConfig as _,
 };
 use opentelemetry_sdk::Resource;
+use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::{PeriodicReader, SdkMeterProvider};
 use opentelemetry_sdk::trace::{
     BatchConfigBuilder, BatchSpanProcessor, IdGenerator, RandomIdGenerator, Sampler, SdkTracer,
-    SdkTracerProvider,
+    SdkTracerProvider, Span, SpanData, SpanProcessor,
 };
 
 use super::settings::{Endpoint, OtelSettings, Root, Sampling};
 use super::{CallEnd, PackFacts};
-use crate::log::scrub_text;
+use crate::log::{CallSpan, REDACTED, is_secret_key, scrub_text};
 
 /// The exporting half of the service's telemetry.
 #[derive(Debug)]
@@ -66,9 +67,11 @@ impl Exporting {
                     .with_max_export_batch_size(settings.span_batch)
                     .with_scheduled_delay(settings.span_delay)
                     .build();
-                let processor = BatchSpanProcessor::builder(exporter)
-                    .with_batch_config(batches)
-                    .build();
+                let processor = Redacting(
+                    BatchSpanProcessor::builder(exporter)
+                        .with_batch_config(batches)
+                        .build(),
+                );
                 let provider = SdkTracerProvider::builder()
                     .with_span_processor(processor)
                     .with_sampler(sampler(settings.sampling))
@@ -107,6 +110,11 @@ impl Exporting {
             pack_id: pack.pack_id.to_owned(),
             artifact_version: pack.artifact_version.to_owned(),
         })
+    }
+
+    /// The tracer the handlers' `tracing` spans are exported with.
+    pub(crate) fn tracer(&self) -> Option<SdkTracer> {
+        self.traces.as_ref().map(|(_, tracer)| tracer.clone())
     }
 
     /// A call started.
@@ -191,15 +199,19 @@ impl Exporting {
             .with_kind(SpanKind::Server)
             .with_start_time(wall_clock(end.started))
             .with_attributes(attributes);
-        // The span's id is the one the call's records carry (`spanId`),
-        // when a caller's trace gave it one.
-        let own = end.ids.span_id.and_then(|hex| SpanId::from_hex(hex).ok());
-        let mut span = NEXT_SPAN_ID.with(|next| {
-            next.set(own);
-            let span = tracer.build_with_context(builder, &parent);
-            next.set(None);
-            span
+        // The span takes the ids chosen as the call started (its records'
+        // `spanId`, the parent its handler's spans already name).
+        let own = end.span.map(|span| {
+            (
+                TraceId::from_bytes(span.trace_id.to_be_bytes()),
+                SpanId::from_bytes(span.span_id.to_be_bytes()),
+            )
         });
+        NEXT_TRACE_ID.with(|next| next.set(own.map(|(trace, _)| trace)));
+        NEXT_SPAN_ID.with(|next| next.set(own.map(|(_, span)| span)));
+        let mut span = tracer.build_with_context(builder, &parent);
+        NEXT_TRACE_ID.with(|next| next.set(None));
+        NEXT_SPAN_ID.with(|next| next.set(None));
         use opentelemetry::trace::Span as _;
         if end.outcome != "ok" {
             span.set_status(Status::error(end.outcome));
@@ -243,6 +255,24 @@ impl Instruments {
                 .build(),
         }
     }
+}
+
+/// The trace context a handler runs in: the call's span, not exported yet,
+/// as the parent of the spans it opens.
+pub(crate) fn parent_of_handler(span: CallSpan) -> Context {
+    let flags = if span.sampled {
+        TraceFlags::SAMPLED
+    } else {
+        TraceFlags::default()
+    };
+    let call = SpanContext::new(
+        TraceId::from_bytes(span.trace_id.to_be_bytes()),
+        SpanId::from_bytes(span.span_id.to_be_bytes()),
+        flags,
+        false,
+        TraceState::default(),
+    );
+    Context::new().with_remote_span_context(call)
 }
 
 /// The caller's span (`traceparent`) as the call span's parent.
@@ -316,22 +346,89 @@ fn sampler(sampling: Sampling) -> Sampler {
 thread_local! {
     /// The span id the next span built on this thread takes.
     static NEXT_SPAN_ID: Cell<Option<SpanId>> = const { Cell::new(None) };
+    /// The trace id the next root span built on this thread takes.
+    static NEXT_TRACE_ID: Cell<Option<TraceId>> = const { Cell::new(None) };
 }
 
-/// Span ids: the one a call's records already carry, when it has one
-/// ([`NEXT_SPAN_ID`]), so that its span and its records share it; else
-/// random.
+/// Ids: those a call's span was given as the call started
+/// ([`NEXT_SPAN_ID`], [`NEXT_TRACE_ID`]: the records' `spanId`, the
+/// caller's trace), so that its span, its records and its handler's spans
+/// agree; else random.
 #[derive(Debug)]
 struct CallSpanIds;
 
 impl IdGenerator for CallSpanIds {
     fn new_trace_id(&self) -> TraceId {
-        RandomIdGenerator::default().new_trace_id()
+        NEXT_TRACE_ID
+            .with(Cell::take)
+            .unwrap_or_else(|| RandomIdGenerator::default().new_trace_id())
     }
 
     fn new_span_id(&self) -> SpanId {
         NEXT_SPAN_ID
             .with(Cell::take)
             .unwrap_or_else(|| RandomIdGenerator::default().new_span_id())
+    }
+}
+
+/// The span processor that takes out of every span what no log record may
+/// carry, before it is queued: the handler's own spans and their events
+/// carry what its code put there (the call's span carries only ids).
+#[derive(Debug)]
+struct Redacting(BatchSpanProcessor);
+
+impl SpanProcessor for Redacting {
+    fn on_start(&self, span: &mut Span, cx: &Context) {
+        self.0.on_start(span, cx);
+    }
+
+    fn on_end(&self, mut span: SpanData) {
+        redact_attributes(&mut span.attributes);
+        for event in &mut span.events.events {
+            // A `tracing` event's message is its name.
+            if let std::borrow::Cow::Owned(scrubbed) = scrub_text(&event.name) {
+                event.name = scrubbed.into();
+            }
+            redact_attributes(&mut event.attributes);
+        }
+        self.0.on_end(span);
+    }
+
+    fn force_flush(&self) -> OTelSdkResult {
+        self.0.force_flush()
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> OTelSdkResult {
+        self.0.shutdown_with_timeout(timeout)
+    }
+
+    fn set_resource(&mut self, resource: &Resource) {
+        self.0.set_resource(resource);
+    }
+}
+
+/// A secret-looking key's value replaced, secret shapes masked in every
+/// string, as in a log record.
+fn redact_attributes(attributes: &mut [KeyValue]) {
+    for attribute in attributes {
+        if is_secret_key(attribute.key.as_str()) {
+            attribute.value = Value::from(REDACTED);
+            continue;
+        }
+        match &attribute.value {
+            Value::String(text) => {
+                if let std::borrow::Cow::Owned(scrubbed) = scrub_text(text.as_str()) {
+                    attribute.value = Value::from(scrubbed);
+                }
+            }
+            Value::Array(Array::String(texts)) => {
+                let scrubbed = texts
+                    .iter()
+                    .map(|t| StringValue::from(scrub_text(t.as_str()).into_owned()))
+                    .collect();
+                attribute.value = Value::Array(Array::String(scrubbed));
+            }
+            _ => {}
+        }
     }
 }

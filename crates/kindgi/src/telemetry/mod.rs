@@ -16,9 +16,9 @@ mod export;
 
 use std::time::{Duration, Instant};
 
-pub(crate) use settings::{OtelSettings, is_otel_var};
+pub(crate) use settings::{OtelSettings, is_credential_var, is_otel_var};
 
-use crate::log::{Ids, Logger};
+use crate::log::{CallSpan, Ids, Logger};
 #[cfg(not(feature = "otel"))]
 use crate::log::{Level, Record};
 
@@ -53,7 +53,66 @@ pub(crate) struct CallEnd<'a> {
     pub(crate) ids: Ids<&'a str>,
     /// The caller's span (`traceparent`): its id and its flags.
     pub(crate) caller: Option<(u64, u8)>,
+    /// The span's own ids, chosen as the call started.
+    pub(crate) span: Option<CallSpan>,
 }
+
+/// The ids of a call's span, chosen as it starts: in the caller's trace
+/// with the records' `spanId` when a `traceparent` came (`trace`: its
+/// trace id and the span id the records carry), else new ones; sampled as
+/// the caller's span is, else sampled.
+pub(crate) fn call_span(trace: Option<&(String, String)>, caller: Option<(u64, u8)>) -> CallSpan {
+    let parsed = trace.and_then(|(trace_id, span_id)| {
+        Some((
+            u128::from_str_radix(trace_id, 16).ok()?,
+            u64::from_str_radix(span_id, 16).ok()?,
+        ))
+    });
+    let (trace_id, span_id) =
+        parsed.unwrap_or_else(|| (rand::random::<u128>().max(1), rand::random::<u64>().max(1)));
+    CallSpan {
+        trace_id,
+        span_id,
+        sampled: caller.is_none_or(|(_, flags)| flags & 1 == 1),
+    }
+}
+
+/// `future` (a handler's) with the call's span as the current trace
+/// context while it is polled: the `tracing` spans it opens nest under the
+/// call's span.
+pub(crate) fn within_call_span<F: std::future::Future>(
+    span: Option<CallSpan>,
+    future: F,
+) -> impl std::future::Future<Output = F::Output> {
+    #[cfg(feature = "otel")]
+    {
+        use futures::future::Either;
+        use opentelemetry::trace::FutureExt as _;
+        match span {
+            Some(span) => Either::Left(future.with_context(export::parent_of_handler(span))),
+            None => Either::Right(future),
+        }
+    }
+    #[cfg(not(feature = "otel"))]
+    {
+        let _ = span;
+        future
+    }
+}
+
+/// Runs `work` (a blocking handler) with the call's span as the current
+/// trace context.
+pub(crate) fn in_call_span<R>(span: Option<CallSpan>, work: impl FnOnce() -> R) -> R {
+    #[cfg(feature = "otel")]
+    let _current = span.map(|span| export::parent_of_handler(span).attach());
+    #[cfg(not(feature = "otel"))]
+    let _ = span;
+    work()
+}
+
+/// A `tracing` layer of the handlers' spans ([`Telemetry::tracing_layer`]).
+pub(crate) type HandlerSpans =
+    Box<dyn tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync>;
 
 /// The service's telemetry: off, or exporting.
 #[derive(Debug, Default)]
@@ -103,6 +162,18 @@ impl Telemetry {
         if let Some(exporting) = &self.exporting {
             exporting.call_started();
         }
+    }
+
+    /// The `tracing` layer that exports the spans a handler opens, as
+    /// children of its call's span: when spans are exported.
+    pub(crate) fn tracing_layer(&self) -> Option<HandlerSpans> {
+        #[cfg(feature = "otel")]
+        {
+            let tracer = self.exporting.as_ref()?.tracer()?;
+            Some(Box::new(tracing_opentelemetry::layer().with_tracer(tracer)))
+        }
+        #[cfg(not(feature = "otel"))]
+        None
     }
 
     /// Whether anything is exported: a call ending builds its

@@ -2,9 +2,9 @@
 //! at start: where to export (`OTEL_EXPORTER_OTLP_ENDPOINT`, or a signal's
 //! own `…_TRACES_ENDPOINT` / `…_METRICS_ENDPOINT`), with which headers and
 //! timeout, the service's name and resource, the sampler, and how spans
-//! are batched and metrics read. `<pack> serve` takes them out of the
-//! process environment as it reads them, as it does its token: the
-//! collector's headers are credentials the pack's code has no use for.
+//! are batched and metrics read. `<pack> serve` takes the headers out of
+//! the process environment as it reads them, as it does its token: they
+//! are credentials the pack's code has no use for.
 //!
 //! No endpoint (or `OTEL_SDK_DISABLED=true`): nothing is exported, and a
 //! call costs nothing more.
@@ -61,10 +61,16 @@ pub(crate) struct OtelSettings {
     pub(crate) metric_interval: Duration,
 }
 
-/// The names of the variables read, the ones `<pack> serve` takes out of
-/// its environment.
+/// Whether `name` is one of the variables read.
 pub(crate) fn is_otel_var(name: &str) -> bool {
     name.starts_with("OTEL_")
+}
+
+/// Whether `name` holds the collector's credentials (its headers): the
+/// variables `<pack> serve` takes out of its environment. The other
+/// `OTEL_*` variables stay, as the env filter keeps them.
+pub(crate) fn is_credential_var(name: &str) -> bool {
+    name.starts_with("OTEL_EXPORTER_OTLP_") && name.ends_with("HEADERS")
 }
 
 impl OtelSettings {

@@ -78,8 +78,15 @@ pub(crate) struct CarelessInput {
 }
 
 /// Logs a secret under a secret-looking key, and secret shapes in its
-/// message and in another field: an `info` event, then a `debug` one.
+/// message and in another field: an `info` event, then a `debug` one,
+/// both in a span `careless.lookup` with the same two fields.
 async fn log_careless(input: CarelessInput, _ctx: ToolContext) -> Result<Value, ToolError> {
+    let span = kindgi::tracing::info_span!(
+        "careless.lookup",
+        api_key = input.secret.as_str(),
+        note = input.note.as_str()
+    );
+    let _in_span = span.enter();
     kindgi::tracing::info!(
         api_key = input.secret.as_str(),
         note = input.note.as_str(),
