@@ -46,6 +46,37 @@ fn start_service(binary: &Path, index: &Path) -> ListeningProcess {
     ListeningProcess::start(&mut command, Listen::on(Stream::Stderr)).expect("a listening record")
 }
 
+/// The fixture pack, indexed into a folder of its own and served; the
+/// folder `kindgi call` keeps its data in.
+struct Served {
+    dir: tempfile::TempDir,
+    index: PathBuf,
+    service: ListeningProcess,
+    data: PathBuf,
+}
+
+fn served() -> Served {
+    let binary = fixture_binary();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let index = dir.path().join("index.json");
+    let indexed = Command::new(&binary)
+        .args(["index", "--pack-dir"])
+        .arg(fixture_dir())
+        .arg("--output")
+        .arg(&index)
+        .output()
+        .expect("indexed");
+    assert!(indexed.status.success(), "{indexed:?}");
+    let service = start_service(&binary, &index);
+    let data = dir.path().join("data");
+    Served {
+        dir,
+        index,
+        service,
+        data,
+    }
+}
+
 fn call(
     tool: &str,
     input: &Value,
@@ -66,19 +97,12 @@ fn call(
 
 #[test]
 fn kindgi_call_stores_a_file_and_waits_out_a_pause() {
-    let binary = fixture_binary();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let index = dir.path().join("index.json");
-    let indexed = Command::new(&binary)
-        .args(["index", "--pack-dir"])
-        .arg(fixture_dir())
-        .arg("--output")
-        .arg(&index)
-        .output()
-        .expect("indexed");
-    assert!(indexed.status.success(), "{indexed:?}");
-    let service = start_service(&binary, &index);
-    let data = dir.path().join("data");
+    let Served {
+        dir: _dir,
+        index,
+        service,
+        data,
+    } = served();
 
     // A tool that stores a file: the dev runtime issues its files token.
     let out = call(
@@ -153,19 +177,12 @@ fn post_json(url: &str, body: &str) -> u16 {
 /// service's list.
 #[test]
 fn an_unknown_tool_suggests_the_nearest_ids() {
-    let binary = fixture_binary();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let index = dir.path().join("index.json");
-    let indexed = Command::new(&binary)
-        .args(["index", "--pack-dir"])
-        .arg(fixture_dir())
-        .arg("--output")
-        .arg(&index)
-        .output()
-        .expect("indexed");
-    assert!(indexed.status.success(), "{indexed:?}");
-    let service = start_service(&binary, &index);
-    let data = dir.path().join("data");
+    let Served {
+        dir,
+        index,
+        service,
+        data,
+    } = served();
     let out = call("conformance.ecoh", &json!({}), &service, &index, &data)
         .output()
         .expect("kindgi call runs");
@@ -200,19 +217,12 @@ fn an_unknown_tool_suggests_the_nearest_ids() {
 /// HTTP/1.1-only server can't answer it, which shows it is HTTP/2.
 #[test]
 fn kindgi_call_speaks_h2c_with_http2() {
-    let binary = fixture_binary();
-    let dir = tempfile::tempdir().expect("temp dir");
-    let index = dir.path().join("index.json");
-    let indexed = Command::new(&binary)
-        .args(["index", "--pack-dir"])
-        .arg(fixture_dir())
-        .arg("--output")
-        .arg(&index)
-        .output()
-        .expect("indexed");
-    assert!(indexed.status.success(), "{indexed:?}");
-    let service = start_service(&binary, &index);
-    let data = dir.path().join("data");
+    let Served {
+        dir: _dir,
+        index,
+        service,
+        data,
+    } = served();
     let out = call(
         "conformance.echo",
         &json!({"message": "h2"}),

@@ -15,7 +15,7 @@ use opentelemetry::trace::{
 };
 use opentelemetry::{Array, Context, KeyValue, StringValue, Value};
 use opentelemetry_otlp::{
-    MetricExporter, Protocol, SpanExporter, WithExportConfig as _, WithHttpConfig as _,
+    MetricExporter, Protocol, SpanExporter, WithExportConfig, WithHttpConfig,
 };
 use opentelemetry_sdk::Resource;
 use opentelemetry_sdk::error::OTelSdkResult;
@@ -54,12 +54,7 @@ impl Exporting {
         let traces = match &settings.traces {
             None => None,
             Some(endpoint) => {
-                let exporter = SpanExporter::builder()
-                    .with_http()
-                    .with_protocol(Protocol::HttpBinary)
-                    .with_endpoint(endpoint.url.clone())
-                    .with_timeout(endpoint.timeout)
-                    .with_headers(headers(endpoint))
+                let exporter = to(SpanExporter::builder().with_http(), endpoint)
                     .build()
                     .map_err(|e| format!("Cannot export traces to {}: {e}", endpoint.url))?;
                 let batches = BatchConfigBuilder::default()
@@ -85,12 +80,7 @@ impl Exporting {
         let metrics = match &settings.metrics {
             None => None,
             Some(endpoint) => {
-                let exporter = MetricExporter::builder()
-                    .with_http()
-                    .with_protocol(Protocol::HttpBinary)
-                    .with_endpoint(endpoint.url.clone())
-                    .with_timeout(endpoint.timeout)
-                    .with_headers(headers(endpoint))
+                let exporter = to(MetricExporter::builder().with_http(), endpoint)
                     .build()
                     .map_err(|e| format!("Cannot export metrics to {}: {e}", endpoint.url))?;
                 let reader = PeriodicReader::builder(exporter)
@@ -303,8 +293,15 @@ fn wall_clock(at: Instant) -> SystemTime {
         .unwrap_or_else(SystemTime::now)
 }
 
-fn headers(endpoint: &Endpoint) -> HashMap<String, String> {
-    endpoint.headers.iter().cloned().collect()
+/// An OTLP/HTTP exporter's builder (of spans or of metrics) sending
+/// protobuf to `endpoint`.
+fn to<B: WithExportConfig + WithHttpConfig>(builder: B, endpoint: &Endpoint) -> B {
+    let headers: HashMap<String, String> = endpoint.headers.iter().cloned().collect();
+    builder
+        .with_protocol(Protocol::HttpBinary)
+        .with_endpoint(endpoint.url.clone())
+        .with_timeout(endpoint.timeout)
+        .with_headers(headers)
 }
 
 fn resource(settings: &OtelSettings, pack: &PackFacts<'_>) -> Resource {
