@@ -105,6 +105,18 @@ async fn the_page_is_open_and_every_api_route_needs_the_token() {
             .expect("html")
             .contains("/inspector/assets/inspector.js")
     );
+    // HEAD answers as GET does, without the body.
+    let head = http
+        .head(format!("{}/inspector/", inspect.base))
+        .send()
+        .await
+        .expect("head");
+    assert_eq!(head.status(), 200);
+    assert_eq!(
+        head.headers()["content-type"].to_str().ok(),
+        Some("text/html; charset=utf-8")
+    );
+    assert_eq!(head.text().await.expect("no body"), "");
 
     let needs_token = r#"{"error":"The inspector needs the dev token: open the /inspector/#token=… URL that kindgi printed"}"#;
     for path in ["pack", "history", "logs", "files/a?runId=r&tenantId=t"] {

@@ -110,7 +110,9 @@ impl Inspector {
             return error(StatusCode::NOT_FOUND, &format!("No route {path}"));
         };
         let Some(api) = rest.strip_prefix("api/") else {
-            return match (method == Method::GET, asset(rest)) {
+            // HEAD as GET: hyper leaves the body out (`curl -I`).
+            let reads = method == Method::GET || method == Method::HEAD;
+            return match (reads, asset(rest)) {
                 (false, _) => error(StatusCode::METHOD_NOT_ALLOWED, "Use GET"),
                 (true, Some((kind, bytes))) => {
                     let mut response = Response::new(full(Bytes::from_static(bytes)));
