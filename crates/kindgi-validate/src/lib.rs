@@ -20,7 +20,7 @@ mod validator;
 pub use error::SchemaError;
 pub use kindgi_protocol::Issue;
 pub use validator::{
-    MAX_FILLED_DEFAULTS, MAX_ISSUES, MAX_VALUES_FOR_EVERY_ISSUE, TextRefusal, Validator,
+    MAX_FILLED_DEFAULTS, MAX_ISSUES, MAX_VALUES_FOR_EVERY_ISSUE, TextRefusal, Validator, ValueRead,
 };
 
 #[cfg(feature = "fuzzing")]

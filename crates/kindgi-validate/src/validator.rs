@@ -4,6 +4,7 @@ use std::sync::OnceLock;
 
 use jsonschema::Draft;
 use kindgi_protocol::Issue;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use crate::defaults::Defaults;
@@ -116,6 +117,22 @@ pub enum TextRefusal {
     /// than the schema says, text that isn't one JSON value): its tree
     /// answers.
     Unsure,
+}
+
+/// What [`Validator::read_checked_value`] read at the start of a text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueRead<T> {
+    /// The value, or why it was not read.
+    pub read: Result<T, TextRefusal>,
+    /// The bytes the value took, whitespace before it included: the rest
+    /// of the text starts there.
+    pub len: usize,
+}
+
+/// Whether `text` is JSON whitespace only.
+fn only_whitespace(text: &str) -> bool {
+    text.bytes()
+        .all(|byte| matches!(byte, b' ' | b'\n' | b'\r' | b'\t'))
 }
 
 impl Validator {
@@ -312,21 +329,71 @@ impl Validator {
     where
         S: serde::de::DeserializeSeed<'de>,
     {
+        match self.read_checked_value(text, seed) {
+            Some(ValueRead { read, len }) if only_whitespace(&text[len..]) => read,
+            _ => Err(TextRefusal::Unsure),
+        }
+    }
+
+    /// [`read_checked`](Validator::read_checked) for the JSON value that
+    /// starts `text`, whatever follows it: what the read gave, and how many
+    /// bytes of `text` the value took (whitespace before it included). A
+    /// reader of a larger document reads a value of it this way without
+    /// finding its end first, and goes on from `len`.
+    ///
+    /// `None` when `text` doesn't start with one well-formed JSON value.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use std::marker::PhantomData;
+    ///
+    /// use kindgi_validate::{TextRefusal, ValueRead, Validator};
+    /// use serde_json::json;
+    ///
+    /// let validator = Validator::new(&json!({"type": "integer", "maximum": 9}))?;
+    /// let read = |text| validator.read_checked_value(text, PhantomData::<u8>);
+    /// assert_eq!(read(" 7, \"next\": 1}"), Some(ValueRead { read: Ok(7), len: 2 }));
+    /// let Some(ValueRead { read: Err(TextRefusal::Invalid(issues)), len: 2 }) = read("10]") else {
+    ///     panic!("10 is past the maximum");
+    /// };
+    /// assert_eq!(issues[0].keyword.as_deref(), Some("maximum"));
+    /// assert_eq!(read("[1,"), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_checked_value<'de, S>(&self, text: &'de str, seed: S) -> Option<ValueRead<S::Value>>
+    where
+        S: serde::de::DeserializeSeed<'de>,
+    {
         let mut reader = serde_json::Deserializer::from_str(text);
-        let refused = match self
-            .deserialize_passing(seed, &mut reader)
-            .and_then(|value| reader.end().map(|()| value))
-        {
-            Ok(value) => return Ok(value),
+        let refused = match self.deserialize_passing(seed, &mut reader) {
+            // serde_json tells where its reader is through the stream it
+            // would go on reading: right after the value.
+            Ok(value) => {
+                let len = reader.into_iter::<IgnoredAny>().byte_offset();
+                return Some(ValueRead {
+                    read: Ok(value),
+                    len,
+                });
+            }
             Err(refused) => refused,
         };
-        if Self::refused_for_a_default(&refused) {
-            return Err(TextRefusal::ToFill);
-        }
-        match self.issues_from_refused_text(text.as_bytes(), &refused) {
-            Some(issues) => Err(TextRefusal::Invalid(issues)),
-            None => Err(TextRefusal::Unsure),
-        }
+        let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+        values.next()?.ok()?;
+        let len = values.byte_offset();
+        let value = text.get(..len)?;
+        let refusal = if Self::refused_for_a_default(&refused) {
+            TextRefusal::ToFill
+        } else {
+            match self.issues_from_refused_text(value.as_bytes(), &refused) {
+                Some(issues) => TextRefusal::Invalid(issues),
+                None => TextRefusal::Unsure,
+            }
+        };
+        Some(ValueRead {
+            read: Err(refusal),
+            len,
+        })
     }
 
     /// Whether `instance` is valid; faster than [`validate`](Validator::validate)
@@ -422,7 +489,7 @@ impl Validator {
     /// The deserializer must, as serde_json's does, fail when a type stops
     /// reading an array or object before its end (a tuple shorter than
     /// the array): the items left unread are not checked.
-    pub fn deserialize_passing<'de, S, D>(
+    pub(crate) fn deserialize_passing<'de, S, D>(
         &self,
         seed: S,
         deserializer: D,

@@ -5,28 +5,34 @@
 
 use std::any::Any;
 
-use kindgi_validate::{TextRefusal, Validator};
+use kindgi_validate::{Validator, ValueRead};
 use serde::de::DeserializeOwned;
 
-use super::text_numbers::from_text_passing;
+use super::text_numbers::value_from_text_passing;
 
-/// Reads a handler's input type from JSON text in one pass, every value
-/// checked against the tool's input schema as it is read (see
-/// [`read_passing`]). A refusal says why the text wasn't read: the plain
-/// path (parse the tree, fill it, validate it) answers it, unless it is
-/// already the input's issues.
-pub(crate) type TextReader = fn(&str, &Validator) -> Result<Box<dyn Any + Send>, TextRefusal>;
+/// Reads a handler's input type from the JSON value that starts a text, in
+/// one pass, every value checked against the tool's input schema as it is
+/// read (see [`read_passing`]): what was read, and how many bytes of the
+/// text the value took, so that a request's reader goes on after it
+/// without finding its end first. A refusal says why the value wasn't
+/// read: the plain path (parse the tree, fill it, validate it) answers
+/// it, unless it is already the input's issues. `None` when no JSON value
+/// starts the text.
+pub(crate) type TextReader = fn(&str, &Validator) -> Option<ValueRead<Box<dyn Any + Send>>>;
 
 /// The [`TextReader`] of input type `T`.
 pub(crate) fn read_passing<T: DeserializeOwned + Send + 'static>(
     text: &str,
     validator: &Validator,
-) -> Result<Box<dyn Any + Send>, TextRefusal> {
-    from_text_passing::<T>(text, validator).map(|value| Box::new(value) as Box<dyn Any + Send>)
+) -> Option<ValueRead<Box<dyn Any + Send>>> {
+    let ValueRead { read, len } = value_from_text_passing::<T>(text, validator)?;
+    let read = read.map(|value| Box::new(value) as Box<dyn Any + Send>);
+    Some(ValueRead { read, len })
 }
 
 #[cfg(test)]
 mod tests {
+    use kindgi_validate::TextRefusal;
     use serde::Deserialize;
     use serde_json::{Value, json};
 
@@ -37,6 +43,18 @@ mod tests {
     struct Order {
         count: u32,
         note: Option<String>,
+    }
+
+    /// `text` read whole by `T`'s reader: what follows the value must be
+    /// whitespace.
+    fn read_passing<T: DeserializeOwned + Send + 'static>(
+        text: &str,
+        validator: &Validator,
+    ) -> Result<Box<dyn Any + Send>, TextRefusal> {
+        match super::read_passing::<T>(text, validator) {
+            Some(ValueRead { read, len }) if text[len..].trim().is_empty() => read,
+            _ => Err(TextRefusal::Unsure),
+        }
     }
 
     fn validator(schema: Value) -> Validator {
@@ -70,6 +88,42 @@ mod tests {
         );
         let tree = ToolInput::Tree(serde_json::from_str(text).expect("JSON"));
         assert_eq!(tree.read::<Order>().expect("read"), expected);
+    }
+
+    #[test]
+    fn a_value_is_read_from_the_start_of_a_longer_text() {
+        let text = r#" {"count": 3}, "ctx": {"tenantId": "t"}}"#;
+        let Some(ValueRead { read, len }) = super::read_passing::<Order>(text, &order_schema())
+        else {
+            panic!("a value starts the text");
+        };
+        assert_eq!(&text[len..], r#", "ctx": {"tenantId": "t"}}"#);
+        let read = read.expect("passes");
+        assert_eq!(
+            ToolInput::Read(read).read::<Order>().expect("read"),
+            Order {
+                count: 3,
+                note: None
+            }
+        );
+        // Refused, it still says where the value ends.
+        let text = r#"{"count": -1} ,"x"]"#;
+        let Some(ValueRead { read, len }) = super::read_passing::<Order>(text, &order_schema())
+        else {
+            panic!("a value starts the text");
+        };
+        assert_eq!(&text[len..], r#" ,"x"]"#);
+        let Err(TextRefusal::Invalid(issues)) = read else {
+            panic!("-1 is below the minimum");
+        };
+        assert_eq!(issues[0].instance_path, "/count");
+        // No value: no read.
+        for text in ["", "{\"count\": 3", "]"] {
+            assert!(
+                super::read_passing::<Order>(text, &order_schema()).is_none(),
+                "{text}"
+            );
+        }
     }
 
     #[test]

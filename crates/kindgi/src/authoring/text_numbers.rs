@@ -11,7 +11,9 @@
 use std::fmt;
 use std::marker::PhantomData;
 
-use kindgi_validate::{TextRefusal, Validator};
+#[cfg(test)]
+use kindgi_validate::TextRefusal;
+use kindgi_validate::{Validator, ValueRead};
 use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
@@ -24,11 +26,22 @@ const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
 /// Reads `text` into `T`, integral floats as integers, every value checked
 /// against `validator` as it is read, in one pass
 /// ([`Validator::read_checked`]).
+#[cfg(test)]
 pub(crate) fn from_text_passing<T: de::DeserializeOwned>(
     text: &str,
     validator: &Validator,
 ) -> Result<T, TextRefusal> {
     validator.read_checked(text, Integral(PhantomData::<T>))
+}
+
+/// [`from_text_passing`] for the JSON value that starts `text`
+/// ([`Validator::read_checked_value`]): what was read, and the bytes it
+/// took; `None` when no JSON value starts it.
+pub(crate) fn value_from_text_passing<T: de::DeserializeOwned>(
+    text: &str,
+    validator: &Validator,
+) -> Option<ValueRead<T>> {
+    validator.read_checked_value(text, Integral(PhantomData::<T>))
 }
 
 /// Reads `text` into `T`, integral floats as integers.

@@ -64,6 +64,11 @@ pub(crate) fn tenant_mismatch() -> HttpResponse {
     )
 }
 
+/// `kindgi-duration-ms`, made once.
+static DURATION_MS_HEADER: HeaderName = HeaderName::from_static(DURATION_MS);
+/// `kindgi-artifact-version`, made once.
+static ARTIFACT_VERSION_HEADER: HeaderName = HeaderName::from_static(ARTIFACT_VERSION);
+
 /// The HTTP answer of a call that took `took`, of a pack whose
 /// `kindgi-artifact-version` is `artifact_version` (`None` when the version
 /// can't be a header value).
@@ -81,11 +86,11 @@ pub(crate) fn call_answer(
             let headers = response.headers_mut();
             headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
             headers.insert(
-                HeaderName::from_static(DURATION_MS),
+                DURATION_MS_HEADER.clone(),
                 HeaderValue::from(took.as_millis() as u64),
             );
             if let Some(version) = artifact_version {
-                headers.insert(HeaderName::from_static(ARTIFACT_VERSION), version.clone());
+                headers.insert(ARTIFACT_VERSION_HEADER.clone(), version.clone());
             }
             response
         }

@@ -2,9 +2,17 @@
 //! length, `traceparent`, timeout and request id — the first value of
 //! each, as [`HeaderMap::get`] gives it.
 
-use http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderName};
 use http::{HeaderMap, HeaderValue};
 use kindgi_protocol::headers;
+
+// The protocol's names as `HeaderName`s, made once: looked up by a `&str`,
+// a name is parsed again on every lookup.
+static PACK_TOKEN: HeaderName = HeaderName::from_static(headers::PACK_TOKEN);
+static TENANT_ID: HeaderName = HeaderName::from_static(headers::TENANT_ID);
+static TRACEPARENT: HeaderName = HeaderName::from_static(headers::TRACEPARENT);
+static TIMEOUT_MS: HeaderName = HeaderName::from_static(headers::TIMEOUT_MS);
+static REQUEST_ID: HeaderName = HeaderName::from_static(headers::REQUEST_ID);
 
 /// The first value of each header a call reads.
 #[derive(Debug, Default, Clone, Copy)]
@@ -29,13 +37,13 @@ impl<'a> CallHeaders<'a> {
     /// The headers of `map` a call reads.
     pub(crate) fn of(map: &'a HeaderMap) -> Self {
         CallHeaders {
-            token: map.get(headers::PACK_TOKEN),
-            tenant_id: map.get(headers::TENANT_ID),
+            token: map.get(&PACK_TOKEN),
+            tenant_id: map.get(&TENANT_ID),
             content_type: map.get(CONTENT_TYPE),
             content_length: map.get(CONTENT_LENGTH),
-            traceparent: map.get(headers::TRACEPARENT),
-            timeout_ms: map.get(headers::TIMEOUT_MS),
-            request_id: map.get(headers::REQUEST_ID),
+            traceparent: map.get(&TRACEPARENT),
+            timeout_ms: map.get(&TIMEOUT_MS),
+            request_id: map.get(&REQUEST_ID),
         }
     }
 }

@@ -43,7 +43,15 @@ pub(crate) struct Named {
 
 /// Reads `text` as a request's message, when it is one object whose known
 /// fields each have their wire type (a `null` is no field's).
-pub(crate) fn read<'a, I: Deserialize<'a>>(text: &'a str) -> Option<Message<'a, I>> {
+///
+/// `read_input` reads the input where it starts, as far as the message is
+/// known then: it is given the `kind` and `tool` read before it (the keys
+/// may come in any order) and the text from the input on, and gives the
+/// input and the bytes it took ([`value`] reads it by its type).
+pub(crate) fn read<'a, I>(
+    text: &'a str,
+    mut read_input: impl FnMut(Option<&str>, Option<&Named>, &'a str) -> Option<(I, usize)>,
+) -> Option<Message<'a, I>> {
     let mut at = Cursor { text, at: 0 };
     let mut v = None;
     let mut kind = None;
@@ -58,7 +66,11 @@ pub(crate) fn read<'a, I: Deserialize<'a>>(text: &'a str) -> Option<Message<'a, 
         "kind" => fill(&mut kind, at.string()?),
         "tool" => fill(&mut tool, at.named()?),
         "check" => fill(&mut check, at.named()?),
-        "input" => fill(&mut input, at.value()?),
+        "input" => {
+            let (value, len) = read_input(kind.as_deref(), tool.as_ref(), at.rest()?)?;
+            at.at += len;
+            fill(&mut input, value)
+        }
         "trace" => fill(&mut trace, at.value()?),
         "config" => fill(&mut config, at.value()?),
         "ctx" => at.context(&mut ctx),
@@ -75,6 +87,18 @@ pub(crate) fn read<'a, I: Deserialize<'a>>(text: &'a str) -> Option<Message<'a, 
         config,
         ctx,
     })
+}
+
+/// Reads the JSON value that starts `text` as `T`: it, and the bytes it
+/// took. The input reader of a message whose input is read by its type.
+pub(crate) fn value<'a, T: Deserialize<'a>>(
+    _kind: Option<&str>,
+    _tool: Option<&Named>,
+    text: &'a str,
+) -> Option<(T, usize)> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<T>();
+    let value = values.next()?.ok()?;
+    Some((value, values.byte_offset()))
 }
 
 /// Sets `field` to `value`; `None` when it was set already (a key twice).
@@ -131,13 +155,16 @@ impl<'a> Cursor<'a> {
         self.peek().is_none().then_some(())
     }
 
+    /// The text from the cursor on.
+    fn rest(&self) -> Option<&'a str> {
+        self.text.get(self.at..)
+    }
+
     /// The JSON value that starts here, read as `T` by serde_json; the
     /// cursor then after it.
     fn value<T: Deserialize<'a>>(&mut self) -> Option<T> {
-        let rest = self.text.get(self.at..)?;
-        let mut values = serde_json::Deserializer::from_str(rest).into_iter::<T>();
-        let value = values.next()?.ok()?;
-        self.at += values.byte_offset();
+        let (value, len) = value(None, None, self.rest()?)?;
+        self.at += len;
         Some(value)
     }
 
@@ -263,22 +290,42 @@ mod tests {
     use super::*;
 
     fn kind_of(text: &str) -> Option<String> {
-        read::<Value>(text).map(|message| message.kind.into_owned())
+        read(text, value::<Value>).map(|message| message.kind.into_owned())
     }
 
     #[test]
     fn whitespace_escapes_and_unknown_keys_read_as_json_has_them() {
         let text = " {\n\t\"v\" : 2 , \"k\\u0069nd\":\"in\\u0076oke\", \"x\": [1, {\"v\": 3}] ,\"tool\":{\"id\":\"a\"}} \r\n";
         assert_eq!(kind_of(text).as_deref(), Some("invoke"));
-        let message = read::<Value>(r#"{"v":2e0,"kind":"k","input":null}"#).expect("a message");
+        let message =
+            read(r#"{"v":2e0,"kind":"k","input":null}"#, value::<Value>).expect("a message");
         assert_eq!(message.v, 2.0);
         assert_eq!(message.input, Some(Value::Null));
     }
 
     #[test]
+    fn the_input_is_read_knowing_the_kind_and_tool_before_it() {
+        let mut seen = Vec::new();
+        let mut read_input = |kind: Option<&str>, tool: Option<&Named>, text: &str| {
+            seen.push((kind.map(str::to_owned), tool.map(|tool| tool.id.clone())));
+            value::<Value>(kind, tool, text)
+        };
+        let text = r#"{"v":2,"kind":"invoke","tool":{"id":"a"},"input": [1, {"b":2}] ,"x":1}"#;
+        let message = read(text, &mut read_input).expect("a message");
+        assert_eq!(message.input, Some(serde_json::json!([1, {"b": 2}])));
+        let text = r#"{"input":3,"kind":"invoke","tool":{"id":"a"},"v":2}"#;
+        let message = read(text, &mut read_input).expect("a message");
+        assert_eq!(message.input, Some(serde_json::json!(3)));
+        assert_eq!(
+            seen,
+            [(Some("invoke".into()), Some("a".into())), (None, None)]
+        );
+    }
+
+    #[test]
     fn a_kind_written_with_escapes_is_read() {
         let invoke = r#"{"kind":"invok\u0065","v":2,"tool":{"id":"x"}}"#;
-        let message = read::<Value>(invoke).expect("an invoke");
+        let message = read(invoke, value::<Value>).expect("an invoke");
         assert_eq!(message.kind, "invoke");
     }
 

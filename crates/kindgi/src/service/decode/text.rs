@@ -1,62 +1,96 @@
 //! The fast reader of a request (feature `fast-input`): its envelope read
-//! by hand ([`super::envelope`]), a tool invoke's input kept as its text (a
-//! `&RawValue` borrow) and read from it straight into the handler's type,
-//! every value checked against the tool's input schema as it is read (the
-//! handler's [`TextReader`](crate::authoring::text_input::TextReader)). No
-//! tree of a valid input is built.
+//! by hand ([`super::envelope`]), a tool invoke's input read from its text
+//! straight into the handler's type where the input starts, every value
+//! checked against the tool's input schema as it is read (the handler's
+//! [`TextReader`](crate::authoring::text_input::TextReader)), and the
+//! envelope read on from where that read ended. No tree of a valid input
+//! is built, and its text is gone through once.
 //!
 //! An input that reader refuses with one error is answered with its
-//! issues ([`kindgi_validate::Validator::read_checked`] finds them from its
-//! text); any other it can't settle — a default to fill, several errors —
-//! is parsed into a tree for the plain path. Whatever is not a
-//! well-formed request gives `None`: [`parse_request`] then reads it and
-//! finds the contract's answer.
+//! issues ([`kindgi_validate::Validator::read_checked_value`] finds them
+//! from its text); any other it can't settle — a default to fill, several
+//! errors — is parsed into a tree for the plain path. An input that comes
+//! before its message's `kind` or `tool` is kept as its text (a
+//! `&RawValue` borrow) and read so once the envelope is read. Whatever is
+//! not a well-formed request gives `None`: [`parse_request`] then reads it
+//! and finds the contract's answer.
 //!
 //! [`parse_request`]: kindgi_protocol::parse_request
 
 use std::panic::AssertUnwindSafe;
 
 use kindgi_protocol::{CallContext, CheckInvoke, CheckRef, ToolRef};
-use kindgi_validate::TextRefusal;
+use kindgi_validate::{TextRefusal, ValueRead};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::envelope::{self, Message};
+use super::envelope::{self, Message, Named};
 use super::{Decoded, Input, ToolCall};
 use crate::service::state::{Invoker, ToolRuntime};
+
+/// A message's input as the envelope's read left it.
+enum Read<'a> {
+    /// Read by its tool's reader where it started.
+    Tool(Input),
+    /// Its text, for what follows the envelope's read to settle.
+    Text(&'a str),
+}
 
 /// `body` as a well-formed request, a tool invoke's input read by its
 /// tool's reader; `None` for the plain path.
 pub(super) fn decode(invoker: &Invoker, body: &[u8]) -> Option<Decoded> {
     let text = std::str::from_utf8(body).ok()?;
-    let message: Message<&RawValue> = envelope::read(text)?;
+    let message = envelope::read(text, |kind, tool, rest| {
+        read_input(invoker, kind, tool, rest)
+    })?;
     if message.kind == "check-invoke" {
         return check_invoke(message).map(Decoded::Check);
     }
     let (tool, input, ctx) = invoke_parts(message)?;
-    let input = match input.map(RawValue::get) {
+    let input = match input {
         None => Input::Unchecked(Value::Null),
-        Some(text) => match invoker.tools.get(&tool.id) {
-            Some(runtime) => read(runtime, text)?,
+        Some(Read::Tool(input)) => input,
+        Some(Read::Text(text)) => match invoker.tools.get(&tool.id) {
+            Some(runtime) => read(runtime, text)?.0,
             None => tree(text)?,
         },
     };
     Some(Decoded::Tool(ToolCall { tool, input, ctx }))
 }
 
+/// The input that starts `text`, and the bytes it takes: read by its
+/// tool's reader when the message is an invoke of a tool this pack has,
+/// as far as the envelope read before it says; its text otherwise.
+fn read_input<'a>(
+    invoker: &Invoker,
+    kind: Option<&str>,
+    tool: Option<&Named>,
+    text: &'a str,
+) -> Option<(Read<'a>, usize)> {
+    let runtime = tool.and_then(|tool| invoker.tools.get(&tool.id));
+    match runtime {
+        Some(runtime) if kind == Some("invoke") => {
+            read(runtime, text).map(|(input, len)| (Read::Tool(input), len))
+        }
+        _ => {
+            let (raw, len) = envelope::value::<&RawValue>(kind, tool, text)?;
+            Some((Read::Text(raw.get()), len))
+        }
+    }
+}
+
 /// The check invoke read as `message`, when it is a well-formed one.
-fn check_invoke(message: Message<'_, &RawValue>) -> Option<CheckInvoke> {
+fn check_invoke(message: Message<'_, Read<'_>>) -> Option<CheckInvoke> {
     if message.v != 2.0 {
         return None;
     }
     // A check invoke's `input` means nothing, but the plain path parses
     // it: one it refuses (`1e400`, a lone surrogate) makes the body
-    // malformed there.
-    if message
-        .input
-        .is_some_and(|input| serde_json::from_str::<Value>(input.get()).is_err())
-    {
-        return None;
+    // malformed there. (Its kind came before it, so it is kept as text.)
+    match message.input {
+        None => {}
+        Some(Read::Text(input)) if serde_json::from_str::<Value>(input).is_ok() => {}
+        Some(_) => return None,
     }
     let check = message.check?;
     if check.id.is_empty() {
@@ -87,18 +121,26 @@ fn invoke_parts<I>(message: Message<'_, I>) -> Option<(ToolRef, Option<I>, Box<C
     Some((tool, message.input, ctx))
 }
 
-/// `text` read by `tool`'s reader; `None` when it is not one JSON value
-/// a tree can hold (a number too large, a lone surrogate).
-fn read(tool: &ToolRuntime, text: &str) -> Option<Input> {
+/// The value that starts `text` read by `tool`'s reader, and the bytes it
+/// took; `None` when it is not one JSON value a tree can hold (a number
+/// too large, a lone surrogate).
+fn read(tool: &ToolRuntime, text: &str) -> Option<(Input, usize)> {
     let reader = tool.handler.read_text;
     let read = std::panic::catch_unwind(AssertUnwindSafe(|| reader(text, &tool.input)));
-    match read {
-        Ok(Ok(value)) => Some(Input::Checked(value)),
-        Ok(Err(TextRefusal::Invalid(issues))) => Some(Input::Invalid(issues)),
-        Err(payload) => Some(Input::Panicked(payload)),
+    let ValueRead { read, len } = match read {
+        Ok(read) => read?,
+        Err(payload) => {
+            let (_, len) = envelope::value::<&RawValue>(None, None, text)?;
+            return Some((Input::Panicked(payload), len));
+        }
+    };
+    let input = match read {
+        Ok(value) => Input::Checked(value),
+        Err(TextRefusal::Invalid(issues)) => Input::Invalid(issues),
         // A default to fill, or not settled from the text: the plain path.
-        Ok(Err(_)) => tree(text),
-    }
+        Err(_) => tree(text.get(..len)?)?,
+    };
+    Some((input, len))
 }
 
 /// `text` parsed for the plain path.
