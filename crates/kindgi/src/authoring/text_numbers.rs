@@ -34,7 +34,8 @@ pub(crate) fn from_text_passing<T: de::DeserializeOwned>(
     validator.read_checked(text, Integral(PhantomData::<T>))
 }
 
-/// [`from_text_passing`] for the JSON value that starts `text`
+/// Reads the JSON value that starts `text` into `T`, integral floats as
+/// integers, every value checked against `validator` as it is read
 /// ([`Validator::read_checked_value`]): what was read, and the bytes it
 /// took; `None` when no JSON value starts it.
 pub(crate) fn value_from_text_passing<T: de::DeserializeOwned>(
