@@ -7,10 +7,13 @@
 // "pings" (N PINGs at once), "settings" (N SETTINGS frames at once),
 // "tiny-data" (one invoke whose body comes in N one-byte DATA frames),
 // "idle" (one GET /healthz, then nothing: waits up to N ms for the service
-// to close the connection).
+// to close the connection), "zero-window" (a connection whose streams'
+// flow-control window is 0, so no answer body can reach it: 4 invokes of
+// `stress.sleep`, then waits up to N ms for the service to close it).
 // Prints one JSON line: {"ms": how long, "goaway": the GOAWAY's error code
 // or null, "status": the tiny-data or idle call's status or null,
-// "closedMs": for "idle", ms from the answer to the close, or null,
+// "closedMs": for "idle" and "zero-window", ms from the (last) answer's
+// head to the close, or null; "statuses": the zero-window calls' statuses,
 // "errors": {...}}.
 import http2 from "node:http2";
 
@@ -20,7 +23,10 @@ if (!new URL(url).hostname.startsWith("127.")) {
 }
 const count = Number(n);
 const started = Date.now();
-const session = http2.connect(url);
+const session = http2.connect(
+  url,
+  attack === "zero-window" ? { settings: { initialWindowSize: 0 } } : {},
+);
 let goaway = null;
 const errors = {};
 session.on("goaway", (code) => (goaway = code));
@@ -34,6 +40,16 @@ const headers = {
 };
 let status = null;
 let closedMs = null;
+let statuses = null;
+const closedWithin = (since, ms) =>
+  new Promise((resolve) => {
+    if (session.closed || session.destroyed) return resolve(Date.now() - since);
+    const timer = setTimeout(() => resolve(null), ms);
+    session.once("close", () => {
+      clearTimeout(timer);
+      resolve(Date.now() - since);
+    });
+  });
 if (attack === "idle") {
   status = await new Promise((resolve) => {
     const stream = session.request({ ":path": "/healthz" });
@@ -41,14 +57,25 @@ if (attack === "idle") {
     stream.on("error", (e) => resolve(`error ${e.code}`));
     stream.resume();
   });
-  const answered = Date.now();
-  closedMs = await new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(null), count);
-    session.once("close", () => {
-      clearTimeout(timer);
-      resolve(Date.now() - answered);
-    });
-  });
+  closedMs = await closedWithin(Date.now(), count);
+} else if (attack === "zero-window") {
+  // The heads of the answers arrive (HEADERS frames are not flow
+  // controlled); their bodies never can.
+  statuses = await Promise.all(
+    Array.from({ length: 4 }, (_, i) =>
+      new Promise((resolve) => {
+        const body = JSON.stringify({
+          v: 2, kind: "invoke", tool: { id: "stress.sleep" }, input: { ms: 1 },
+          ctx: { tenantId: "t1", runId: `stalled-${i}` },
+        });
+        const stream = session.request(headers);
+        stream.on("response", (h) => resolve(h[":status"]));
+        stream.on("error", (e) => resolve(`error ${e.code}`));
+        stream.end(body);
+      }),
+    ),
+  );
+  closedMs = await closedWithin(Date.now(), count);
 } else if (attack === "rapid-reset") {
   for (let i = 0; i < count && !session.destroyed && !session.closed; i++) {
     try {
@@ -100,4 +127,6 @@ if (attack === "idle") {
 }
 await new Promise((r) => setTimeout(r, 200));
 session.destroy();
-console.log(JSON.stringify({ ms: Date.now() - started, goaway, status, closedMs, errors }));
+console.log(
+  JSON.stringify({ ms: Date.now() - started, goaway, status, statuses, closedMs, errors }),
+);

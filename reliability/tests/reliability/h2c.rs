@@ -362,3 +362,170 @@ async fn an_idle_h2c_connection_is_closed_after_the_header_timeout() {
         "closed {closed} ms after its answer: {got}"
     );
 }
+
+/// A peer that never takes its answers (every stream's flow-control window
+/// left at zero) gets their heads, and then its connection is closed: told
+/// `GOAWAY` after the header timeout with nothing open, and cut one header
+/// timeout later, since what it still holds is bodies it never reads. Its
+/// calls' slots are back at once: the whole cap runs after it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_zero_window_stall_gives_back_its_permits_and_its_connection() {
+    const TIMEOUT_MS: u64 = 1500;
+    let service = start(&ServiceOptions::default().max_concurrency(4).env(
+        "KINDGI_PACK_SERVICE_HEADER_TIMEOUT_MS",
+        &TIMEOUT_MS.to_string(),
+    ));
+    let got = attack(&service, "zero-window", 20_000);
+    assert_eq!(got["statuses"], json!([200, 200, 200, 200]), "{got}");
+    let closed = got["closedMs"].as_u64().unwrap_or(u64::MAX);
+    assert!(
+        (2 * TIMEOUT_MS - 200..5 * TIMEOUT_MS).contains(&closed),
+        "closed {closed} ms after its answers' heads: {got}"
+    );
+    let token = service.token().to_owned();
+    let calls: Vec<Value> = (0..4)
+        .map(|i| {
+            invoke(
+                &token,
+                "stress.sleep",
+                json!({"ms": 1}),
+                &format!("after-{i}"),
+            )
+        })
+        .collect();
+    let after = node_h2c(&service, &Value::Array(calls));
+    let statuses: Vec<&Value> = after.iter().map(|a| &a["status"]).collect();
+    assert_eq!(statuses, [&json!(200); 4], "{after:?}");
+}
+
+/// A request head sent as a HEADERS frame and CONTINUATION frames without
+/// end (each a complete header field) is cut off at the header list limit:
+/// the service answers `GOAWAY` `ENHANCE_YOUR_CALM` and closes, having
+/// read a bounded number of bytes, and keeps serving.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn continuation_floods_end_at_the_header_list_limit() {
+    use kindgi_reliability::http;
+    let service = start(&ServiceOptions::default());
+    for frame_size in [64, 16_384] {
+        let flood = continuation_flood(service.addr(), frame_size).await;
+        assert_eq!(
+            flood.goaway,
+            Some(0xb),
+            "GOAWAY ENHANCE_YOUR_CALM for frames of {frame_size} bytes: {flood:?}"
+        );
+        assert!(
+            flood.written < 1024 * 1024,
+            "read at most the limit's worth: {flood:?}"
+        );
+        let healthz = http::exchange(
+            service.addr(),
+            &kindgi_reliability::Request::get("/healthz"),
+            Duration::from_secs(10),
+        )
+        .await;
+        assert_eq!(healthz.status(), Some(200), "after frames of {frame_size}");
+    }
+}
+
+/// What a CONTINUATION flood got.
+#[derive(Debug)]
+struct Flood {
+    /// Bytes written before the service closed the connection (or 32 MiB).
+    written: usize,
+    /// The error code of the service's `GOAWAY`, if one came.
+    goaway: Option<u32>,
+}
+
+/// An HTTP/2 frame: its 9-byte head and payload.
+fn frame(kind: u8, flags: u8, stream: u32, payload: &[u8]) -> Vec<u8> {
+    let len = u32::try_from(payload.len()).expect("a frame fits");
+    let mut out = len.to_be_bytes()[1..].to_vec();
+    out.extend([kind, flags]);
+    out.extend(stream.to_be_bytes());
+    out.extend(payload);
+    out
+}
+
+/// Header fields of about `size` bytes in HPACK: literals without
+/// indexing, each with a new name (`x-flood-N: aaa…`), so no table helps.
+fn header_block(size: usize, first: &mut u32) -> Vec<u8> {
+    let mut block = Vec::with_capacity(size);
+    while block.len() + 40 < size {
+        let name = format!("x-flood-{first}");
+        *first += 1;
+        let value = "a".repeat(20);
+        block.push(0x00);
+        block.push(u8::try_from(name.len()).expect("short name"));
+        block.extend(name.as_bytes());
+        block.push(u8::try_from(value.len()).expect("short value"));
+        block.extend(value.as_bytes());
+    }
+    block
+}
+
+/// Opens an h2c connection and sends stream 1's head as a HEADERS frame
+/// and then CONTINUATION frames of `frame_size` bytes, none ending the
+/// head, until the service closes the connection (or 32 MiB were sent).
+async fn continuation_flood(addr: std::net::SocketAddr, frame_size: usize) -> Flood {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    const HEADERS: u8 = 0x1;
+    const SETTINGS: u8 = 0x4;
+    const GOAWAY: u8 = 0x7;
+    const CONTINUATION: u8 = 0x9;
+    const END_STREAM: u8 = 0x1;
+    let stream = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connected");
+    let (mut reader, mut writer) = stream.into_split();
+    // The service's frames: the first GOAWAY's error code, or none by EOF.
+    let read = tokio::spawn(async move {
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 16_384];
+        loop {
+            match reader.read(&mut buf).await {
+                Ok(0) | Err(_) => return None,
+                Ok(n) => seen.extend(&buf[..n]),
+            }
+            let mut at = 0;
+            while seen.len() >= at + 9 {
+                let len = usize::from(seen[at]) << 16
+                    | usize::from(seen[at + 1]) << 8
+                    | usize::from(seen[at + 2]);
+                if seen.len() < at + 9 + len {
+                    break;
+                }
+                if seen[at + 3] == GOAWAY && len >= 8 {
+                    let code = &seen[at + 13..at + 17];
+                    return Some(u32::from_be_bytes([code[0], code[1], code[2], code[3]]));
+                }
+                at += 9 + len;
+            }
+            seen.drain(..at);
+        }
+    });
+    let mut counter = 0;
+    let mut head = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    head.extend(frame(SETTINGS, 0, 0, &[]));
+    // :method POST, :scheme http, :path /v1/invoke (static table), then
+    // fields without end.
+    let mut first = vec![0x83, 0x86, 0x04, 0x0a];
+    first.extend(b"/v1/invoke");
+    first.extend(header_block(frame_size, &mut counter));
+    head.extend(frame(HEADERS, END_STREAM, 1, &first));
+    let mut written = 0;
+    if writer.write_all(&head).await.is_ok() {
+        written += head.len();
+        while written < 32 * 1024 * 1024 {
+            let next = frame(CONTINUATION, 0, 1, &header_block(frame_size, &mut counter));
+            if writer.write_all(&next).await.is_err() {
+                break;
+            }
+            written += next.len();
+        }
+    }
+    let goaway = tokio::time::timeout(WAIT, read)
+        .await
+        .expect("the service answered or closed")
+        .expect("reader ran");
+    Flood { written, goaway }
+}

@@ -5,7 +5,11 @@
 //! A connection that has served its requests and sends no next one in the
 //! header timeout is closed: hyper's header read timeout does it for
 //! HTTP/1.1, [`Streams`] for HTTP/2 (`GOAWAY`), whose idle connection
-//! would otherwise hold its slot for ever.
+//! would otherwise hold its slot for ever. An HTTP/2 connection told
+//! `GOAWAY` for idleness that still hasn't finished within one more header
+//! timeout is closed outright: what it still holds is answers its peer
+//! never takes (a flow-control window left at zero), and a peer that reads
+//! nothing must not keep a slot.
 
 use std::collections::BTreeMap;
 use std::convert::Infallible;
@@ -158,10 +162,20 @@ impl Connections {
                 };
                 tokio::pin!(first_head);
                 let mut shutting = false;
+                // When a connection told `GOAWAY` for idleness is closed
+                // whatever it still has to write.
+                let mut cut_at: Option<Instant> = None;
                 loop {
+                    let cut = async {
+                        match cut_at {
+                            Some(at) => tokio::time::sleep_until(at).await,
+                            None => std::future::pending().await,
+                        }
+                    };
                     tokio::select! {
                         _ = connection.as_mut() => break,
                         () = &mut first_head => break,
+                        () = cut => break,
                         // At exit, or idle on HTTP/2 past the header
                         // timeout: the requests it is on are answered,
                         // then it closes.
@@ -172,6 +186,7 @@ impl Connections {
                         () = streams.idle_for(header_timeout), if !shutting => {
                             connection.as_mut().graceful_shutdown();
                             shutting = true;
+                            cut_at = Some(Instant::now() + header_timeout);
                         }
                     }
                 }
