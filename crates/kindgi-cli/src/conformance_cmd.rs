@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, bail};
 use clap::Args;
 use kindgi_conformance::harness::split_command;
-use kindgi_conformance::{Feature, Suite, Target};
+use kindgi_conformance::{Feature, Suite, Target, Transport};
 
 use crate::out::say;
 
@@ -39,6 +39,12 @@ pub(crate) struct ConformanceArgs {
     /// How long the service may take to write its `listening` record, in ms.
     #[arg(long, default_value_t = 30_000)]
     boot_timeout_ms: u64,
+    /// Speak HTTP/2 over cleartext with prior knowledge (h2c), as a
+    /// runtime behind Cloud Run's end-to-end HTTP/2 does, instead of
+    /// HTTP/1.1. A case only HTTP/1.1 framing can express (a chunked body)
+    /// is skipped, its line saying why.
+    #[arg(long)]
+    http2: bool,
     /// List the cases (id, feature, what each checks) and exit.
     #[arg(long)]
     list: bool,
@@ -95,7 +101,11 @@ pub(crate) async fn run(args: ConformanceArgs) -> anyhow::Result<ExitCode> {
     }
     let target = Target::new(argv, index, pack_dir)
         .boot_timeout(Duration::from_millis(args.boot_timeout_ms));
-    let mut suite = Suite::new(target);
+    let mut suite = Suite::new(target).transport(if args.http2 {
+        Transport::H2c
+    } else {
+        Transport::Http1
+    });
     for Skip { feature, reason } in args.skip {
         suite = match reason {
             Some(reason) => suite.skip_because(feature, reason),

@@ -112,6 +112,7 @@ pub struct Case {
     feature: Feature,
     what: &'static str,
     last: bool,
+    http1_only: Option<&'static str>,
     check: CheckFn,
 }
 
@@ -121,6 +122,7 @@ impl fmt::Debug for Case {
             .field("id", &self.id)
             .field("feature", &self.feature)
             .field("what", &self.what)
+            .field("http1_only", &self.http1_only)
             .finish_non_exhaustive()
     }
 }
@@ -141,6 +143,7 @@ impl Case {
             feature,
             what,
             last: false,
+            http1_only: None,
             check: Arc::new(move |session| Box::pin(check(session))),
         }
     }
@@ -149,6 +152,19 @@ impl Case {
     pub(crate) fn last(mut self) -> Self {
         self.last = true;
         self
+    }
+
+    /// Only HTTP/1.1 framing can say what it sends (`why`): over any other
+    /// transport it is skipped, with `why` on its line.
+    pub(crate) fn http1_only(mut self, why: &'static str) -> Self {
+        self.http1_only = Some(why);
+        self
+    }
+
+    /// Why it runs only over HTTP/1.1, when it does: what it sends that
+    /// only HTTP/1.1 framing can say.
+    pub fn http1_only_because(&self) -> Option<&'static str> {
+        self.http1_only
     }
 
     /// Its id (`invoke.echo.ok`).

@@ -393,7 +393,10 @@ impl Service {
         self.addr
     }
 
-    /// Sends `request` to it.
+    /// Sends `request` to it over HTTP/1.1 ([`Transport::send`] speaks
+    /// either).
+    ///
+    /// [`Transport::send`]: crate::Transport::send
     ///
     /// # Errors
     ///

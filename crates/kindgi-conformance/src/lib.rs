@@ -3,7 +3,8 @@
 //! The suite drives a pack service the way a runtime does: it runs the
 //! target's index command, starts its serve command with `--index`,
 //! `--module-root` and `--host 127.0.0.1`, `PORT=0`, a fresh token and JSON
-//! logs, waits for the `listening` record, and then speaks HTTP to it —
+//! logs, waits for the `listening` record, and then speaks HTTP to it
+//! (HTTP/1.1, or h2c: [`Suite::transport`]) —
 //! checking every status, body, record and error text the contract pins
 //! (pack protocol 2.10.0 and `CONTRACT.md`) against the conformance fixture
 //! pack. Every 200 answer is validated against the protocol schema, patched
@@ -40,4 +41,5 @@ mod shell;
 
 pub use case::{Case, Checked, Feature};
 pub use harness::{Pins, StartOptions, Target};
+pub use http::Transport;
 pub use runner::{CaseReport, Outcome, Report, Suite, cases};

@@ -9,6 +9,7 @@ use futures::StreamExt;
 
 use crate::case::{Case, Feature};
 use crate::harness::Target;
+use crate::http::Transport;
 use crate::session::Session;
 
 /// How one case ended.
@@ -47,6 +48,8 @@ impl fmt::Display for CaseReport {
 /// Every case's outcome, in the order the cases are listed.
 #[derive(Debug, Clone, Default)]
 pub struct Report {
+    /// The HTTP the cases spoke.
+    pub transport: Transport,
     /// One entry per case.
     pub cases: Vec<CaseReport>,
 }
@@ -77,6 +80,20 @@ impl Report {
     /// Whether no case failed.
     pub fn ok(&self) -> bool {
         self.failures().is_empty()
+    }
+
+    /// `transport: <transport>`: the report's first line.
+    ///
+    /// ```
+    /// use kindgi_conformance::{Report, Transport};
+    /// let report = Report { transport: Transport::H2c, cases: Vec::new() };
+    /// assert_eq!(
+    ///     report.transport_line(),
+    ///     "transport: h2c (HTTP/2 over cleartext with prior knowledge)"
+    /// );
+    /// ```
+    pub fn transport_line(&self) -> String {
+        transport_line(self.transport)
     }
 
     /// `N passed, N failed`, and `, N skipped` when any were.
@@ -115,6 +132,7 @@ pub struct Suite {
     /// The features skipped, each with the reason given, if any.
     skip: Vec<(Feature, Option<String>)>,
     only: Option<String>,
+    transport: Transport,
     concurrency: usize,
     case_timeout: Duration,
 }
@@ -126,6 +144,7 @@ impl Suite {
             target,
             skip: Vec::new(),
             only: None,
+            transport: Transport::Http1,
             concurrency: 6,
             case_timeout: Duration::from_secs(45),
         }
@@ -161,6 +180,22 @@ impl Suite {
         self
     }
 
+    /// Speaks `transport` to every service (HTTP/1.1 unless set). Over h2c,
+    /// a case only HTTP/1.1 framing can express is skipped, its line saying
+    /// why: `skip <id>: HTTP/1.1 only, not run over h2c: <why>`.
+    ///
+    /// ```
+    /// use kindgi_conformance::{Suite, Target, Transport};
+    /// let target = Target::new(vec!["serve".into()], "index {out}", "pack");
+    /// let suite = Suite::new(target).transport(Transport::H2c);
+    /// # drop(suite);
+    /// ```
+    #[must_use]
+    pub fn transport(mut self, transport: Transport) -> Self {
+        self.transport = transport;
+        self
+    }
+
     /// How many cases run at once (6 unless set).
     #[must_use]
     pub fn concurrency(mut self, n: usize) -> Self {
@@ -175,15 +210,18 @@ impl Suite {
         self
     }
 
-    /// Runs the cases; calls `on_line` with each case's line, in list
+    /// Runs the cases; calls `on_line` with the transport line
+    /// ([`Report::transport_line`]), then with each case's line, in list
     /// order, as soon as it and every case before it have ended, then with
     /// the summary line.
     pub async fn run(self, mut on_line: impl FnMut(&str)) -> Report {
         let cases = crate::cases::all();
-        let session = match Session::new(self.target.clone()) {
+        on_line(&transport_line(self.transport));
+        let session = match Session::new(self.target.clone(), self.transport) {
             Ok(session) => session,
             Err(why) => {
                 let report = Report {
+                    transport: self.transport,
                     cases: cases
                         .iter()
                         .map(|c| CaseReport {
@@ -254,6 +292,7 @@ impl Suite {
         }
         session.shutdown().await;
         let report = Report {
+            transport: self.transport,
             cases: cases
                 .iter()
                 .zip(outcomes)
@@ -275,13 +314,24 @@ impl Suite {
                 None => format!("feature {feature} skipped"),
             });
         }
-        match &self.only {
-            Some(prefix) if !case.id().starts_with(prefix.as_str()) => {
-                Some(format!("not under {prefix}"))
-            }
-            _ => None,
+        if let Some(prefix) = &self.only
+            && !case.id().starts_with(prefix.as_str())
+        {
+            return Some(format!("not under {prefix}"));
+        }
+        match (self.transport, case.http1_only_because()) {
+            (Transport::Http1, _) | (_, None) => None,
+            (transport, Some(why)) => Some(format!(
+                "HTTP/1.1 only, not run over {}: {why}",
+                transport.name()
+            )),
         }
     }
+}
+
+/// `transport: <transport>`.
+fn transport_line(transport: Transport) -> String {
+    format!("transport: {transport}")
 }
 
 /// Every case: its id, feature and what it checks, in list order.
@@ -291,7 +341,7 @@ pub fn cases() -> Vec<Case> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Feature, Suite, cases};
+    use super::{Feature, Suite, Transport, cases};
     use crate::harness::Target;
 
     fn suite() -> Suite {
@@ -319,5 +369,34 @@ mod tests {
             Some("feature 2.7-tenant skipped: it predates protocol 2.7")
         );
         assert_eq!(suite().skip(Feature::Pause).skip_reason(&tenant), None);
+    }
+
+    #[test]
+    fn over_h2c_only_the_http1_cases_are_skipped_each_saying_why() {
+        let h2c = suite().transport(Transport::H2c);
+        let skipped: Vec<(&str, Option<String>)> = cases()
+            .iter()
+            .filter_map(|c| h2c.skip_reason(c).map(|why| (c.id(), Some(why))))
+            .collect();
+        assert_eq!(
+            skipped,
+            [(
+                "http.413.chunked",
+                Some(
+                    "HTTP/1.1 only, not run over h2c: HTTP/2 has no chunked transfer-encoding"
+                        .to_owned()
+                )
+            )]
+        );
+        assert!(cases().iter().all(|c| suite().skip_reason(c).is_none()));
+        let chunked = cases()
+            .into_iter()
+            .find(|c| c.id() == "http.413.chunked")
+            .expect("the case");
+        assert_eq!(
+            h2c.only("invoke.").skip_reason(&chunked).as_deref(),
+            Some("not under invoke."),
+            "a case outside --only says so first"
+        );
     }
 }

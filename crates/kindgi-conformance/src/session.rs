@@ -13,7 +13,7 @@ use serde_json::Value;
 use tokio::sync::{OnceCell, oneshot};
 
 use crate::harness::{Output, Pins, Process, Service, StartOptions, Target};
-use crate::http::{HttpRequest, HttpResponse};
+use crate::http::{HttpRequest, HttpResponse, Transport};
 use crate::json::canonical_pretty;
 use crate::schema::Schemas;
 
@@ -56,6 +56,7 @@ type Shared = Arc<OnceCell<Result<Arc<Service>, String>>>;
 #[derive(Debug)]
 struct Inner {
     target: Target,
+    transport: Transport,
     work: tempfile::TempDir,
     schemas: Result<Schemas, String>,
     index: OnceCell<Result<Arc<Indexed>, String>>,
@@ -76,13 +77,14 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Session {
-    pub(crate) fn new(target: Target) -> Result<Self, String> {
+    pub(crate) fn new(target: Target, transport: Transport) -> Result<Self, String> {
         let work = tempfile::Builder::new()
             .prefix("kindgi-conformance-")
             .tempdir()
             .map_err(|e| format!("cannot make a work folder: {e}"))?;
         Ok(Self(Arc::new(Inner {
             target,
+            transport,
             work,
             schemas: Schemas::load(),
             index: OnceCell::new(),
@@ -97,6 +99,11 @@ impl Session {
 
     pub(crate) fn target(&self) -> &Target {
         &self.0.target
+    }
+
+    /// The HTTP this run speaks to every service.
+    pub(crate) fn transport(&self) -> Transport {
+        self.0.transport
     }
 
     pub(crate) fn schemas(&self) -> Result<&Schemas, String> {
@@ -296,16 +303,16 @@ impl Session {
         })
     }
 
-    /// Sends `request` to `service`. A 200 from `/v1/invoke` or `/v1/info`
-    /// must be JSON valid against the patched protocol schema; when it
-    /// isn't, that is the difference.
+    /// Sends `request` to `service` over this run's transport. A 200 from
+    /// `/v1/invoke` or `/v1/info` must be JSON valid against the patched
+    /// protocol schema; when it isn't, that is the difference.
     pub(crate) async fn send(
         &self,
         service: &Service,
         request: HttpRequest,
     ) -> Result<HttpResponse, String> {
         let path = request.path().to_owned();
-        let response = service.send(&request).await?;
+        let response = self.transport().send(service.addr(), &request).await?;
         if response.status == 200 {
             match path.as_str() {
                 "/v1/invoke" => self.schemas()?.check_response(&response.json()?)?,

@@ -98,7 +98,8 @@ pub(crate) fn cases() -> Vec<Case> {
             Core,
             "A chunked body over 10 MiB, no Content-Length, answers 413 {\"error\":\"Request body too large\"}.",
             too_large_chunked,
-        ),
+        )
+        .http1_only("HTTP/2 has no chunked transfer-encoding"),
         Case::new(
             "http.info",
             Core,

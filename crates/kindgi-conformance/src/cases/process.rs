@@ -362,8 +362,8 @@ async fn hold(
             ctx(&s.unique("hold")),
         ))
         .timeout(Duration::from_secs(30));
-    let addr = service.addr();
-    let call = tokio::spawn(async move { http::send(addr, &request).await });
+    let (addr, transport) = (service.addr(), s.transport());
+    let call = tokio::spawn(async move { transport.send(addr, &request).await });
     let line = format!("hold: {release}");
     service
         .output()

@@ -12,9 +12,15 @@
 //! [`Outcome`]): no connection (the request provably never left), an
 //! answer, or a connection that ended without one. [`send`] says the same
 //! as text, for a report.
+//!
+//! [`h2c`] sends the same requests over HTTP/2 cleartext with prior
+//! knowledge and answers with the same values; a run of the suite speaks
+//! one or the other ([`Transport`]).
 
+pub mod h2c;
 mod request;
 mod response;
+mod transport;
 
 use std::fmt;
 use std::net::SocketAddr;
@@ -26,6 +32,7 @@ use tokio::net::TcpStream;
 pub use request::{HttpRequest, RequestBody};
 pub(crate) use response::shorten;
 pub use response::{HttpResponse, read_one_from, read_response_from};
+pub use transport::{Hangup, Transport};
 
 /// How one exchange ended.
 #[derive(Debug)]

@@ -5,7 +5,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 /// The size of each chunk of a chunked body.
-const CHUNK_BYTES: usize = 64 * 1024;
+pub(crate) const CHUNK_BYTES: usize = 64 * 1024;
 
 /// How long a whole exchange may take unless the request says otherwise.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -96,6 +96,22 @@ impl HttpRequest {
     /// How long the whole exchange may take.
     pub fn time_limit(&self) -> Duration {
         self.timeout
+    }
+
+    /// The headers, in the order added (`host` first, unless HTTP/1.0);
+    /// the framing headers computed for the body are not among them.
+    pub fn headers(&self) -> &[(String, String)] {
+        &self.headers
+    }
+
+    /// The body, and how HTTP/1.1 frames it.
+    pub fn payload(&self) -> &RequestBody {
+        &self.body
+    }
+
+    /// Whether it is sent as HTTP/1.0 ([`HttpRequest::http10`]).
+    pub fn is_http10(&self) -> bool {
+        self.version == "HTTP/1.0"
     }
 
     /// Adds a header.

@@ -9,7 +9,7 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncReadExt};
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 /// The longest response body read (a hostile input may make a large one,
 /// which a test wants to measure, not refuse).
-const MAX_BODY_BYTES: usize = 1024 * 1024 * 1024;
+pub(crate) const MAX_BODY_BYTES: usize = 1024 * 1024 * 1024;
 
 /// One answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
