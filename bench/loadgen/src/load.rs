@@ -1,5 +1,7 @@
-//! The load generator: `concurrency` keep-alive HTTP/1.1 connections on
-//! hyper's client, each sending one request at a time, back to back.
+//! The load generator: `concurrency` senders on hyper's client, each
+//! sending one request at a time, back to back. Over HTTP/1.1 each sender
+//! holds a keep-alive connection of its own; over h2c (HTTP/2 with prior
+//! knowledge) the senders share a few connections, one stream each.
 //!
 //! Every connection runs through a warm-up, then the measured window. A
 //! request counts when it started inside the window. The window closes
@@ -17,25 +19,39 @@ use bytes::Bytes;
 use http::header::{CONTENT_TYPE, HOST};
 use http::{HeaderMap, HeaderValue, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::SendRequest;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
 use tokio::net::TcpStream;
 
 /// The header the pack token travels in.
 pub(crate) const TOKEN_HEADER: &str = "kindgi-pack-token";
+
+/// How the load reaches its target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Protocol {
+    /// HTTP/1.1: a keep-alive connection for every sender.
+    Http1,
+    /// h2c with prior knowledge: the senders' streams spread over
+    /// `connections` connections.
+    H2c {
+        /// How many HTTP/2 connections carry the streams.
+        connections: usize,
+    },
+}
 
 /// One scenario's load against one target.
 #[derive(Debug, Clone)]
 pub(crate) struct Load {
     /// The target's address.
     pub(crate) addr: SocketAddr,
+    /// HTTP/1.1 or h2c.
+    pub(crate) protocol: Protocol,
     /// The pack token.
     pub(crate) token: String,
     /// The request body, sent as is with every request.
     pub(crate) body: Bytes,
     /// The exact answer body; any other answer is an error.
     pub(crate) expect: Bytes,
-    /// Connections, each with one request in flight.
+    /// Senders, each with one request in flight.
     pub(crate) concurrency: usize,
     /// How long to send before measuring.
     pub(crate) warmup: Duration,
@@ -113,63 +129,105 @@ struct Tally {
     latencies_us: Vec<u32>,
 }
 
-/// A keep-alive connection: hyper's client handshake over a TCP stream
-/// with `TCP_NODELAY`, as a pack service's runtime would hold one.
-async fn connect(addr: SocketAddr) -> Result<SendRequest<Full<Bytes>>> {
+/// A sender's handle on its connection: HTTP/1.1 sends one request at a
+/// time on its own connection; HTTP/2 handles may share one.
+#[derive(Debug)]
+enum Sender {
+    Http1(hyper::client::conn::http1::SendRequest<Full<Bytes>>),
+    Http2(hyper::client::conn::http2::SendRequest<Full<Bytes>>),
+}
+
+/// A TCP stream with `TCP_NODELAY`, as a pack service's runtime would
+/// hold one.
+async fn dial(addr: SocketAddr) -> Result<TokioIo<TcpStream>> {
     let stream = TcpStream::connect(addr)
         .await
         .with_context(|| format!("connecting to {addr}"))?;
     stream.set_nodelay(true)?;
-    let (sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    Ok(TokioIo::new(stream))
+}
+
+/// A keep-alive HTTP/1.1 connection.
+async fn connect_http1(addr: SocketAddr) -> Result<Sender> {
+    let (sender, connection) = hyper::client::conn::http1::handshake(dial(addr).await?).await?;
+    tokio::spawn(connection);
+    Ok(Sender::Http1(sender))
+}
+
+/// An HTTP/2 connection with prior knowledge (h2c); its handle can be
+/// cloned to open streams on it from many senders.
+async fn connect_h2c(
+    addr: SocketAddr,
+) -> Result<hyper::client::conn::http2::SendRequest<Full<Bytes>>> {
+    let (sender, connection) =
+        hyper::client::conn::http2::handshake(TokioExecutor::new(), dial(addr).await?).await?;
     tokio::spawn(connection);
     Ok(sender)
 }
 
-/// Sends one invoke; its status and body.
-async fn send(
-    sender: &mut SendRequest<Full<Bytes>>,
-    host: &HeaderValue,
+/// A fresh connection of the protocol's kind.
+async fn connect(addr: SocketAddr, protocol: Protocol) -> Result<Sender> {
+    match protocol {
+        Protocol::Http1 => connect_http1(addr).await,
+        Protocol::H2c { .. } => Ok(Sender::Http2(connect_h2c(addr).await?)),
+    }
+}
+
+/// The invoke request. HTTP/2 carries the authority in the target (hyper
+/// turns it into `:authority`); HTTP/1.1 in `Host`.
+fn invoke(
+    sender: &Sender,
+    addr: SocketAddr,
     token: &HeaderValue,
     body: &Bytes,
-) -> Result<(StatusCode, Bytes)> {
-    sender.ready().await?;
-    let request = Request::post("/v1/invoke")
-        .header(HOST, host)
+) -> Result<Request<Full<Bytes>>> {
+    let builder = match sender {
+        Sender::Http1(_) => Request::post("/v1/invoke").header(HOST, addr.to_string()),
+        Sender::Http2(_) => Request::post(format!("http://{addr}/v1/invoke")),
+    };
+    Ok(builder
         .header(CONTENT_TYPE, "application/json")
         .header(TOKEN_HEADER, token)
-        .body(Full::new(body.clone()))?;
-    let response = sender.send_request(request).await?;
-    let status = response.status();
-    let bytes = response.into_body().collect().await?.to_bytes();
-    Ok((status, bytes))
+        .body(Full::new(body.clone()))?)
+}
+
+/// Sends one invoke; its status, headers and body.
+async fn send(
+    sender: &mut Sender,
+    addr: SocketAddr,
+    token: &HeaderValue,
+    body: &Bytes,
+) -> Result<(StatusCode, HeaderMap, Bytes)> {
+    let request = invoke(sender, addr, token, body)?;
+    let response = match sender {
+        Sender::Http1(sender) => {
+            sender.ready().await?;
+            sender.send_request(request).await?
+        }
+        Sender::Http2(sender) => {
+            sender.ready().await?;
+            sender.send_request(request).await?
+        }
+    };
+    let (parts, body) = response.into_parts();
+    let bytes = body.collect().await?.to_bytes();
+    Ok((parts.status, parts.headers, bytes))
 }
 
 /// Sends one invoke on a fresh connection (the runner's check of a
 /// target's answer before a load): its status, headers and body.
 pub(crate) async fn once(
     addr: SocketAddr,
+    protocol: Protocol,
     token: &str,
     body: &Bytes,
 ) -> Result<(StatusCode, HeaderMap, Bytes)> {
-    let mut sender = connect(addr).await?;
-    let request = Request::post("/v1/invoke")
-        .header(HOST, addr.to_string())
-        .header(CONTENT_TYPE, "application/json")
-        .header(TOKEN_HEADER, token)
-        .body(Full::new(body.clone()))?;
-    let response = sender.send_request(request).await?;
-    let (parts, body) = response.into_parts();
-    let bytes = body.collect().await?.to_bytes();
-    Ok((parts.status, parts.headers, bytes))
+    let mut sender = connect(addr, protocol).await?;
+    let token = HeaderValue::from_str(token).context("the token is not a header value")?;
+    send(&mut sender, addr, &token, body).await
 }
 
-async fn connection(
-    mut sender: SendRequest<Full<Bytes>>,
-    load: Arc<Load>,
-    window: Arc<Window>,
-) -> Tally {
-    let host = HeaderValue::from_str(&load.addr.to_string())
-        .unwrap_or(HeaderValue::from_static("127.0.0.1"));
+async fn connection(mut sender: Sender, load: Arc<Load>, window: Arc<Window>) -> Tally {
     let token = HeaderValue::from_str(&load.token).unwrap_or(HeaderValue::from_static("-"));
     let mut tally = Tally::default();
     loop {
@@ -178,9 +236,9 @@ async fn connection(
             break;
         }
         tally.sent += 1;
-        let answer = send(&mut sender, &host, &token, &load.body).await;
+        let answer = send(&mut sender, load.addr, &token, &load.body).await;
         let done = Instant::now();
-        let ok = matches!(&answer, Ok((StatusCode::OK, bytes)) if *bytes == load.expect);
+        let ok = matches!(&answer, Ok((StatusCode::OK, _, bytes)) if *bytes == load.expect);
         if began >= window.start {
             let micros = done.duration_since(began).as_micros();
             tally
@@ -195,9 +253,10 @@ async fn connection(
             }
         }
         if answer.is_err() {
-            // The connection broke: open another and go on.
+            // The connection broke (or, over HTTP/2, the stream was
+            // refused): open another and go on.
             tokio::time::sleep(Duration::from_millis(10)).await;
-            match connect(load.addr).await {
+            match connect(load.addr, load.protocol).await {
                 Ok(fresh) => sender = fresh,
                 Err(_) => continue,
             }
@@ -212,8 +271,25 @@ pub(crate) async fn run(load: Load) -> Result<Outcome> {
         bail!("concurrency must be at least 1");
     }
     let mut senders = Vec::with_capacity(load.concurrency);
-    for _ in 0..load.concurrency {
-        senders.push(connect(load.addr).await?);
+    match load.protocol {
+        Protocol::Http1 => {
+            for _ in 0..load.concurrency {
+                senders.push(connect_http1(load.addr).await?);
+            }
+        }
+        Protocol::H2c { connections } => {
+            if connections == 0 {
+                bail!("h2c needs at least 1 connection");
+            }
+            let mut shared = Vec::with_capacity(connections);
+            for _ in 0..connections {
+                shared.push(connect_h2c(load.addr).await?);
+            }
+            // Sender `i` opens its streams on connection `i mod n`.
+            for i in 0..load.concurrency {
+                senders.push(Sender::Http2(shared[i % connections].clone()));
+            }
+        }
     }
     let now = Instant::now();
     let start = now + load.warmup;

@@ -21,7 +21,7 @@ use bytes::Bytes;
 use clap::Parser;
 use http::{HeaderMap, StatusCode};
 
-use crate::load::Load;
+use crate::load::{Load, Protocol};
 use crate::report::{Role, ScenarioResult, TargetResult};
 use crate::scenario::{Pack, Scenario};
 use crate::service::{Launch, RssSampler, Service};
@@ -141,9 +141,14 @@ struct LoadArgs {
     /// What to send.
     #[arg(long, value_enum)]
     scenario: Which,
-    /// Connections, one request in flight on each.
+    /// Senders, one request in flight on each (over HTTP/1.1, a
+    /// connection each).
     #[arg(long, default_value_t = 64)]
     concurrency: usize,
+    /// Send over h2c (HTTP/2 with prior knowledge), the senders' streams
+    /// spread over this many connections.
+    #[arg(long, value_name = "CONNECTIONS")]
+    h2c: Option<usize>,
     /// How long to send.
     #[arg(long, default_value_t = 10.0)]
     seconds: f64,
@@ -160,6 +165,8 @@ struct LoadArgs {
 struct Target {
     name: String,
     role: Role,
+    /// Whether it speaks h2c: the h2c scenarios skip a target that doesn't.
+    h2c: bool,
     fixture: Launch,
     /// The bulk scenario's service; `None`: the fixture service has the tool.
     bulk: Option<Launch>,
@@ -226,7 +233,12 @@ fn check_answer(
     scenario: &Scenario,
     target: &str,
 ) -> Result<(HeaderMap, Bytes)> {
-    let (status, headers, body) = rt.block_on(load::once(service.addr, TOKEN, &scenario.body))?;
+    let (status, headers, body) = rt.block_on(load::once(
+        service.addr,
+        scenario.protocol,
+        TOKEN,
+        &scenario.body,
+    ))?;
     let parsed: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
     if status != StatusCode::OK || !scenario.expect.matches(&parsed) {
         let text = String::from_utf8_lossy(&body);
@@ -256,6 +268,7 @@ fn measure(
     };
     let load = Load {
         addr: service.addr,
+        protocol: scenario.protocol,
         token: TOKEN.to_owned(),
         body: scenario.body.clone(),
         expect: expect.clone(),
@@ -302,7 +315,7 @@ fn progress(target: &str, result: &ScenarioResult) {
         String::new()
     };
     eprintln!(
-        "  {:<16} {:<38} {:>9.0} calls/s{mb} (rounds {})  p50 {:.3} ms  p99 {:.3} ms  errors {}  ({} calls)",
+        "  {:<28} {:<26} {:>9.0} calls/s{mb} (rounds {})  p50 {:.3} ms  p99 {:.3} ms  errors {}  ({} calls)",
         result.name,
         target,
         result.throughput(),
@@ -360,18 +373,36 @@ fn python_launch(args: &Args, entry: &[&str]) -> Launch {
     }
 }
 
-/// The targets that are pack services: ours first, then Python's.
-fn service_targets(args: &Args) -> Vec<Target> {
+/// The targets that are pack services: ours first, its variants, then
+/// Python's. `collector`: the address of the OTLP sink the target
+/// exporting spans sends them to.
+fn service_targets(args: &Args, collector: std::net::SocketAddr) -> Vec<Target> {
+    let exporting = |launch: Launch| Launch {
+        env: vec![(
+            "OTEL_EXPORTER_OTLP_ENDPOINT".to_owned(),
+            format!("http://{collector}"),
+        )],
+        ..launch
+    };
     let mut targets = vec![
         Target {
             name: "ours (Rust)".to_owned(),
             role: Role::Ours,
+            h2c: true,
             fixture: serve(&args.pack, &args.pack_index),
             bulk: Some(serve(&args.bulk_pack, &args.bulk_index)),
         },
         Target {
+            name: "ours, exporting spans".to_owned(),
+            role: Role::Variant,
+            h2c: true,
+            fixture: exporting(serve(&args.pack, &args.pack_index)),
+            bulk: Some(exporting(serve(&args.bulk_pack, &args.bulk_index))),
+        },
+        Target {
             name: format!("Python ({})", args.python_package),
             role: Role::Reference,
+            h2c: false,
             fixture: python_launch(args, &["-m", "kindgi.pack", "serve"]),
             bulk: None,
         },
@@ -382,6 +413,7 @@ fn service_targets(args: &Args) -> Vec<Target> {
             Target {
                 name: "ours, plain input".to_owned(),
                 role: Role::Variant,
+                h2c: true,
                 fixture: serve(pack, &args.pack_index),
                 bulk: Some(serve(bulk, &args.bulk_index)),
             },
@@ -392,6 +424,7 @@ fn service_targets(args: &Args) -> Vec<Target> {
         targets.push(Target {
             name: format!("Python + TCP_NODELAY ({})", args.python_package),
             role: Role::Reference,
+            h2c: false,
             fixture: python_launch(args, &[script.as_str()]),
             bulk: None,
         });
@@ -449,13 +482,27 @@ fn run(args: &Args) -> Result<String> {
     let echo = &scenarios[0];
     let load_before = loadavg();
     let wall = Instant::now();
-    let targets: Vec<Target> = service_targets(args)
+    // The OTLP/HTTP collector of the target exporting spans: a bare hyper
+    // server answering every export with an empty (successful) protobuf
+    // answer. Not pinned: it shares the load generator's core, so what the
+    // target's core does is the cost of exporting alone.
+    let empty = args.work.join("otlp-answer.bin");
+    std::fs::write(&empty, b"")?;
+    let mut sink_headers = HeaderMap::new();
+    sink_headers.insert(
+        http::header::CONTENT_TYPE,
+        http::HeaderValue::from_static("application/x-protobuf"),
+    );
+    let collector = Service::start(&ceiling(&args.ceiling, &empty, &sink_headers, false), TOKEN)
+        .context("starting the OTLP sink")?;
+    let targets: Vec<Target> = service_targets(args, collector.addr)
         .into_iter()
         .map(|t| Target {
             fixture: launch(&t.fixture),
             bulk: t.bulk.as_ref().map(launch),
             name: t.name,
             role: t.role,
+            h2c: t.h2c,
         })
         .collect();
     // The ceilings, bare hyper last: with the `call` record a pack service
@@ -518,13 +565,20 @@ fn run(args: &Args) -> Result<String> {
     //    first: the ceiling repeats our exact answer.
     for (n, scenario) in scenarios.iter().enumerate() {
         eprintln!("{}", scenario.name);
-        let mut services: Vec<(&str, &Service, Bytes)> = Vec::new();
+        // Each measured service with its index among the report's
+        // targets: an h2c scenario skips the targets that speak HTTP/1.1
+        // only.
+        let h2c = matches!(scenario.protocol, Protocol::H2c { .. });
+        let mut services: Vec<(usize, &str, &Service, Bytes)> = Vec::new();
         let mut ours_answer = None;
-        for (target, service) in targets.iter().zip(&running) {
+        for (at, (target, service)) in targets.iter().zip(&running).enumerate() {
+            if h2c && !target.h2c {
+                continue;
+            }
             let service = service.for_pack(scenario.pack);
             let (headers, bytes) = check_answer(&rt, service, scenario, &target.name)?;
             ours_answer.get_or_insert((headers, bytes.clone()));
-            services.push((&target.name, service, bytes));
+            services.push((at, &target.name, service, bytes));
         }
         let (headers, ours_bytes) = ours_answer.context("no pack service target")?;
         let answer = args.work.join(format!("answer-{n}.json"));
@@ -538,7 +592,7 @@ fn run(args: &Args) -> Result<String> {
                 )
             })
             .collect::<Result<Vec<_>>>()?;
-        for (&(name, _), bare) in CEILINGS.iter().zip(&ceilings) {
+        for (i, (&(name, _), bare)) in CEILINGS.iter().zip(&ceilings).enumerate() {
             if n == 0 {
                 idle.push(idle_rss(&rt, bare, scenario, name)?);
             }
@@ -546,11 +600,11 @@ fn run(args: &Args) -> Result<String> {
             if bare_bytes != ours_bytes {
                 bail!("{name} answered other bytes than ours");
             }
-            services.push((name, bare, bare_bytes));
+            services.push((targets.len() + i, name, bare, bare_bytes));
         }
         let mut pooled: Vec<Option<ScenarioResult>> = vec![None; services.len()];
         for _ in 0..args.rounds.max(1) {
-            for ((_, service, expect), pooled) in services.iter().zip(&mut pooled) {
+            for ((_, _, service, expect), pooled) in services.iter().zip(&mut pooled) {
                 let round = measure(&rt, service, scenario, expect, args)?;
                 match pooled {
                     Some(result) => result.absorb(round),
@@ -558,13 +612,14 @@ fn run(args: &Args) -> Result<String> {
                 }
             }
         }
-        for (((name, _, _), result), all) in services.iter().zip(pooled).zip(&mut results) {
+        for ((at, name, _, _), result) in services.iter().zip(pooled) {
             let result = result.context("no round measured")?;
             progress(name, &result);
-            all.push(result);
+            results[*at].push(result);
         }
     }
     drop(running);
+    drop(collector);
 
     let report_targets: Vec<TargetResult> = names
         .iter()
@@ -590,7 +645,7 @@ fn run(args: &Args) -> Result<String> {
             loadavg()
         ),
         format!(
-            "Load generator: hyper client, keep-alive HTTP/1.1, {} thread(s), on 127.0.0.1; per scenario {} rounds, the targets taking turns in each; a round is {} s of warm-up, then at least {} s measured (at least 100 calls, bulk 2, at most 20 s, bulk 30 s); calls/s is the median round, latencies pool every round",
+            "Load generator: hyper client, keep-alive HTTP/1.1 (a connection per sender) or, in the h2c rows, HTTP/2 with prior knowledge (64 streams on 1 or 8 connections; only the targets that speak it), {} thread(s), on 127.0.0.1; per scenario {} rounds, the targets taking turns in each; a round is {} s of warm-up, then at least {} s measured (at least 100 calls, bulk 2, at most 20 s, bulk 30 s); calls/s is the median round, latencies pool every round",
             loadgen_threads,
             args.rounds.max(1),
             args.warmup,
@@ -606,6 +661,7 @@ fn run(args: &Args) -> Result<String> {
             value_parse_mbps()
         ),
     ];
+    context.push("\"ours, exporting spans\" is ours with `OTEL_EXPORTER_OTLP_ENDPOINT` set: every call a span (and the metrics) exported over OTLP/HTTP to a bare hyper server that answers each export with an empty protobuf, running beside the load generator (not on the targets' core)".to_owned());
     context.extend(args.context.iter().cloned());
     Ok(report::markdown(
         "Pack service benchmark",
@@ -649,7 +705,12 @@ fn load_only(args: &LoadArgs) -> Result<()> {
         })
         .context("no such scenario")?;
     scenario.concurrency = args.concurrency;
-    let (status, _, expect) = rt.block_on(load::once(args.addr, &args.token, &scenario.body))?;
+    let protocol = match args.h2c {
+        Some(connections) => Protocol::H2c { connections },
+        None => Protocol::Http1,
+    };
+    let (status, _, expect) =
+        rt.block_on(load::once(args.addr, protocol, &args.token, &scenario.body))?;
     let parsed: serde_json::Value = serde_json::from_slice(&expect).unwrap_or_default();
     if status != StatusCode::OK || !scenario.expect.matches(&parsed) {
         bail!(
@@ -659,6 +720,7 @@ fn load_only(args: &LoadArgs) -> Result<()> {
     }
     let outcome = rt.block_on(load::run(Load {
         addr: args.addr,
+        protocol,
         token: args.token.clone(),
         body: scenario.body.clone(),
         expect,

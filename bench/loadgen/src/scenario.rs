@@ -3,6 +3,8 @@
 use bytes::Bytes;
 use serde_json::{Value, json};
 
+use crate::load::Protocol;
+
 /// One MiB: the size of the bulk scenario's request body.
 pub(crate) const MIB: usize = 1024 * 1024;
 
@@ -10,6 +12,11 @@ pub(crate) const MIB: usize = 1024 * 1024;
 pub(crate) const BULK: &str = "bulk 1 MiB c=1";
 /// The 1 MiB scenario of an input with one wrong value.
 pub(crate) const BULK_INVALID: &str = "bulk invalid 1 MiB c=1";
+
+/// Echo at c=64 over h2c, every stream on one connection.
+pub(crate) const H2C_ONE: &str = "echo h2c c=64, 1 connection";
+/// Echo at c=64 over h2c, the streams spread over 8 connections.
+pub(crate) const H2C_EIGHT: &str = "echo h2c c=64, 8 connections";
 
 /// Which service of a target a scenario runs against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,7 +67,7 @@ impl std::fmt::Display for Expect {
     }
 }
 
-/// A scenario: a request sent over and over by `concurrency` connections.
+/// A scenario: a request sent over and over by `concurrency` senders.
 #[derive(Debug, Clone)]
 pub(crate) struct Scenario {
     /// Its name in the report.
@@ -69,8 +76,10 @@ pub(crate) struct Scenario {
     pub(crate) body: Bytes,
     /// The answer a correct target gives.
     pub(crate) expect: Expect,
-    /// Connections, one request in flight on each.
+    /// Senders, one request in flight on each.
     pub(crate) concurrency: usize,
+    /// HTTP/1.1 (a connection per sender) or h2c.
+    pub(crate) protocol: Protocol,
     /// Which pack answers it.
     pub(crate) pack: Pack,
     /// Whether its throughput is reported in MB/s of request body.
@@ -224,20 +233,23 @@ pub(crate) fn bulk_invalid_body(size: usize) -> (Bytes, String) {
 pub(crate) fn all() -> Vec<Scenario> {
     let echo_expect =
         Expect::Answer(json!({"v": 2, "kind": "result", "output": {"message": "hi"}}));
-    let echo = |name, concurrency| Scenario {
+    let echo = |name, concurrency, protocol| Scenario {
         name,
         body: echo_body(),
         expect: echo_expect.clone(),
         concurrency,
+        protocol,
         pack: Pack::Fixture,
         bulk: false,
     };
     let (bulk, bulk_expect) = bulk_body(MIB);
     let (invalid, instance_path) = bulk_invalid_body(MIB);
     vec![
-        echo("echo c=1", 1),
-        echo("echo c=16", 16),
-        echo("echo c=64", 64),
+        echo("echo c=1", 1, Protocol::Http1),
+        echo("echo c=16", 16, Protocol::Http1),
+        echo("echo c=64", 64, Protocol::Http1),
+        echo(H2C_ONE, 64, Protocol::H2c { connections: 1 }),
+        echo(H2C_EIGHT, 64, Protocol::H2c { connections: 8 }),
         Scenario {
             name: "check c=16",
             body: check_body(),
@@ -245,6 +257,7 @@ pub(crate) fn all() -> Vec<Scenario> {
                 json!({"v": 2, "kind": "check-result", "result": {"passed": true}}),
             ),
             concurrency: 16,
+            protocol: Protocol::Http1,
             pack: Pack::Fixture,
             bulk: false,
         },
@@ -253,6 +266,7 @@ pub(crate) fn all() -> Vec<Scenario> {
             body: bulk,
             expect: Expect::Answer(bulk_expect),
             concurrency: 1,
+            protocol: Protocol::Http1,
             pack: Pack::Bulk,
             bulk: true,
         },
@@ -264,6 +278,7 @@ pub(crate) fn all() -> Vec<Scenario> {
                 instance_path,
             },
             concurrency: 1,
+            protocol: Protocol::Http1,
             pack: Pack::Bulk,
             bulk: true,
         },

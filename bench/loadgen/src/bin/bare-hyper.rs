@@ -2,8 +2,9 @@
 //! request with the same bytes — a pack service's answer, captured by the
 //! runner — reading the request body to its end but parsing none of it.
 //!
-//! It runs on the same tokio runtime and hyper HTTP/1.1 server as the pack
-//! service, with the same socket options, so the gap between the two is
+//! It runs on the same tokio runtime and hyper server as the pack service
+//! (hyper-util's auto builder: HTTP/1.1, and h2c told apart by its
+//! preface), with the same socket options, so the gap between the two is
 //! what the pack service does per call.
 //!
 //! ```text
@@ -28,9 +29,9 @@ use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Request, Response};
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
-use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use hyper_util::server::conn::auto;
 use tokio::net::TcpListener;
 
 /// The fixed answer: its headers (hyper adds `content-length` and `date`)
@@ -171,7 +172,7 @@ async fn serve(host: String, port: u16, answer_with: &'static Answer) -> Result<
         let _ = stream.set_nodelay(true);
         tokio::spawn(async move {
             let service = service_fn(move |request| answer(answer_with, request));
-            let _ = http1::Builder::new()
+            let _ = auto::Builder::new(TokioExecutor::new())
                 .serve_connection(TokioIo::new(stream), service)
                 .await;
         });
