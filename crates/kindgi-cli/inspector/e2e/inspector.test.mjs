@@ -5,6 +5,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createServer } from 'node:net';
 import { root, shots, startBrowser, startDev, startInspect } from './session.mjs';
 
 let dev;
@@ -171,6 +172,73 @@ test('a check: a failing trace, and its reason', async () => {
     'Failed: the output shows what looks like a payment card number',
   );
   await shot('check');
+});
+
+test('a slow call shows how long it has run, and is cancelled from the page', async () => {
+  // A helpdesk that takes every request and never answers it.
+  const held = [];
+  let helpdeskClosed;
+  const closed = new Promise((resolve) => (helpdeskClosed = resolve));
+  const helpdesk = createServer((socket) => {
+    held.push(socket);
+    socket.on('error', () => {});
+    // Read (and drop) what comes, so that the caller's close is seen.
+    socket.resume();
+    socket.on('close', helpdeskClosed);
+  });
+  await new Promise((resolve) => helpdesk.listen(0, '127.0.0.1', resolve));
+  try {
+    await openTool('support.post-reply');
+    await page.fill('textarea[name=env]', `HELPDESK_URL=http://127.0.0.1:${helpdesk.address().port}`);
+    await page.fill(
+      'textarea[name=connections]',
+      JSON.stringify({
+        helpdesk: {
+          connectionId: 'conn_1',
+          app: 'acme-helpdesk',
+          appName: 'Acme Helpdesk',
+          accessToken: 'tok-slow-7731',
+          account: { id: 'agent-1', label: 'lee@acme.example' },
+        },
+      }),
+    );
+    await page.fill('#root_ticketId', 'T-000042');
+    await page.fill('#root_message', 'We are on it.');
+    await page.click('.call-form button[type=submit]');
+    await page.waitForSelector('[data-running]');
+    // The time so far counts up while the call runs.
+    await page.waitForFunction(() => Number(document.querySelector('[data-elapsed]')?.textContent) >= 1);
+    assert.equal(await page.locator('.call-form button[type=submit]').isDisabled(), true);
+    await shot('running');
+    await page.click('[data-running] button:has-text("Cancel")');
+    await page.waitForSelector('[data-outcome=cancelled]');
+    assert.equal(await page.locator('[data-running]').count(), 0);
+    assert.equal(
+      await page.locator('[data-outcome=cancelled]').textContent(),
+      'Cancelled: the connection to the pack service was closed, and the service ends the call cancelled',
+    );
+    // The handler stopped: its request to the helpdesk was dropped.
+    let waited;
+    await Promise.race([
+      closed,
+      new Promise((_, reject) => {
+        waited = setTimeout(
+          () => reject(new Error(`the helpdesk's ${held.length} connection(s) stayed open`)),
+          10000,
+        );
+      }),
+    ]).finally(() => clearTimeout(waited));
+    // The service logged the call as ended `cancelled`.
+    const requestId = (await page.locator('.result p.muted code').first().textContent()).trim();
+    assert.match(requestId, /^insp_[0-9a-f]+$/);
+    await page.click('button:has-text("logs of this call")');
+    await page.waitForSelector(`.logs li[data-request="${requestId}"]:has-text("support.post-reply cancelled")`);
+    assert.equal(await page.locator('.history li [data-summary]').first().textContent(), 'cancelled');
+    await shot('cancelled');
+  } finally {
+    for (const socket of held) socket.destroy();
+    helpdesk.close();
+  }
 });
 
 test('logs: the records of one call, by its request id', async () => {

@@ -6,6 +6,14 @@ import PausePanel from './PausePanel.jsx';
 import FileList, { filesIn } from './FileList.jsx';
 
 function Headline({ outcome }) {
+  if (outcome.cancelled) {
+    return (
+      <p className="headline cancelled" data-outcome="cancelled">
+        Cancelled: the connection to the pack service was closed, and the service ends the call{' '}
+        <code>cancelled</code>
+      </p>
+    );
+  }
   const { status, body } = outcome.response;
   if (status !== 200) {
     return (
@@ -28,7 +36,7 @@ function Headline({ outcome }) {
 /** What one call sent and got. */
 export default function CallResult({ outcome, tool, pack, issues, onLogs, onRerun, onAnswered }) {
   const [copied, setCopied] = useState(null);
-  const body = outcome.response.body;
+  const body = outcome.response?.body;
   const [wait, setWait] = useState(outcome.wait || null);
   const output = body?.kind === 'result' ? body.output : wait?.state === 'completed' ? wait.output : null;
   const copy = (text) => {

@@ -16,7 +16,7 @@ export default function HistoryList({ version, onOpen }) {
         {calls.map((c) => (
           <li key={c.callId + c.requestId}>
             <button type="button" className="item" data-call={c.callId} onClick={() => onOpen(c)}>
-              {c.toolId} <span className="muted">{summary(c)}</span>
+              {c.toolId} <span className="muted" data-summary>{summary(c)}</span>
             </button>
           </li>
         ))}
@@ -26,6 +26,7 @@ export default function HistoryList({ version, onOpen }) {
 }
 
 function summary(call) {
+  if (call.cancelled) return 'cancelled';
   const body = call.response?.body;
   if (body?.kind === 'result') return 'result';
   if (body?.kind === 'pause') return call.wait?.state === 'completed' ? 'answered' : 'paused';

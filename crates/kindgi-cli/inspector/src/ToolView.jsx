@@ -34,6 +34,28 @@ function Needs({ tool }) {
   );
 }
 
+/** A call in flight: how long so far, and a button that cancels it. */
+function Running({ ticket }) {
+  const [started] = useState(() => Date.now());
+  const [now, setNow] = useState(started);
+  const [problem, setProblem] = useState(null);
+  useEffect(() => {
+    const timer = setInterval(() => setNow(Date.now()), 100);
+    return () => clearInterval(timer);
+  }, []);
+  const cancel = () => api('cancel', { ticket }).catch((e) => setProblem(e.message));
+  return (
+    <p className="running" data-running>
+      <span className="spinner" aria-hidden="true" />
+      Running… <span data-elapsed>{((now - started) / 1000).toFixed(1)}</span> s{' '}
+      <button type="button" onClick={cancel}>
+        Cancel
+      </button>
+      {problem && <span className="error"> {problem}</span>}
+    </p>
+  );
+}
+
 /** One tool: what the index says of it, a form to call it, what came back. */
 export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
   const schema = useMemo(() => formSchema(tool.input && typeof tool.input === 'object' ? tool.input : {}), [tool.input]);
@@ -43,7 +65,8 @@ export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
   const [rawProblem, setRawProblem] = useState(null);
   const [ctx, setCtx] = useState(() => initialContext(pack, tool, past?.call));
   const [outcome, setOutcome] = useState(past || null);
-  const [busy, setBusy] = useState(false);
+  // The page's name for the call in flight, to cancel it by; null when none is.
+  const [busy, setBusy] = useState(null);
   const [problem, setProblem] = useState(null);
   const [key, setKey] = useState(past?.idempotencyKey || null);
 
@@ -63,10 +86,12 @@ export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
   }, [outcome]);
 
   const call = async (value, fixedKey) => {
-    setBusy(true);
+    const ticket = crypto.randomUUID();
+    setBusy(ticket);
     setProblem(null);
     try {
       const body = {
+        ticket,
         toolId: tool.id,
         input: value ?? {},
         ctx: contextOf(ctx),
@@ -81,7 +106,7 @@ export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
     } catch (e) {
       setProblem(e.message);
     } finally {
-      setBusy(false);
+      setBusy(null);
     }
   };
 
@@ -148,7 +173,7 @@ export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
             <form onSubmit={submitRaw}>
               <textarea className="raw" rows={12} value={rawText} onChange={(e) => setRawText(e.target.value)} />
               {rawProblem && <p className="error">{rawProblem}</p>}
-              <button type="submit" disabled={busy}>
+              <button type="submit" disabled={!!busy}>
                 Call
               </button>
             </form>
@@ -163,9 +188,9 @@ export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
               noHtml5Validate
               showErrorList={false}
               extraErrors={errorSchema(issues)}
-              disabled={busy}
+              disabled={!!busy}
             >
-              <button type="submit" disabled={busy}>
+              <button type="submit" disabled={!!busy}>
                 Call
               </button>
             </Form>
@@ -173,8 +198,9 @@ export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
         </section>
         <ContextPanel tool={tool} pack={pack} ctx={ctx} onChange={setCtx} idempotencyKey={key} />
       </div>
+      {busy && <Running key={busy} ticket={busy} />}
       {problem && <p className="error">{problem}</p>}
-      {outcome && (
+      {outcome && !busy && (
         <CallResult
           key={outcome.requestId}
           outcome={outcome}

@@ -15,6 +15,7 @@ use kindgi_protocol::idempotency::idempotency_key;
 use kindgi_runtime::OpenCall;
 use serde_json::{Map, Value, json};
 
+use super::in_flight::is_ticket;
 use super::routes::{InspectorBody, error, json_answer};
 use super::{Inspector, Paused};
 
@@ -133,11 +134,48 @@ impl Inspector {
         })
     }
 
+    /// `POST /inspector/api/cancel`: `{ticket}` — cancels the call in
+    /// flight the page sent with that ticket. 404 when none is.
+    pub(super) fn cancel(&self, body: &Value) -> Response<InspectorBody> {
+        let Some(ticket) = body["ticket"].as_str() else {
+            return error(StatusCode::BAD_REQUEST, "ticket is required");
+        };
+        if self.in_flight.cancel(ticket) {
+            json_answer(StatusCode::OK, &json!({ "cancelled": true }))
+        } else {
+            error(
+                StatusCode::NOT_FOUND,
+                &format!("No call in flight has the ticket {ticket:?}"),
+            )
+        }
+    }
+
     /// `POST /inspector/api/call`: `{toolId, input, ctx, step,
-    /// modelCallId, idempotencyKey, timeoutMs}`.
+    /// modelCallId, idempotencyKey, timeoutMs, ticket}`. With a `ticket`
+    /// (the page's name for the call), `POST /inspector/api/cancel` can
+    /// cancel it while it runs: its answer then says `"cancelled": true`
+    /// and has no response.
     pub(super) async fn call(&self, body: Value) -> Response<InspectorBody> {
         let Some(tool_id) = text(&body, "toolId") else {
             return error(StatusCode::BAD_REQUEST, "toolId is required");
+        };
+        let mut entered = match &body["ticket"] {
+            Value::Null => None,
+            Value::String(ticket) if is_ticket(ticket) => match self.in_flight.enter(ticket) {
+                Some(entered) => Some(entered),
+                None => {
+                    return error(
+                        StatusCode::CONFLICT,
+                        &format!("A call with the ticket {ticket:?} is in flight already"),
+                    );
+                }
+            },
+            _ => {
+                return error(
+                    StatusCode::BAD_REQUEST,
+                    "ticket must be 1 to 100 ASCII letters, digits, '-' or '_'",
+                );
+            }
         };
         let mut ctx = body["ctx"].as_object().cloned().unwrap_or_default();
         for key in ["tenantId", "runId"] {
@@ -212,10 +250,48 @@ impl Inspector {
             "ctx": ctx,
         });
         let request_id = fresh_id("insp");
-        let answer = self.invoke(&message, &request_id, timeout_ms).await;
+        // What the history keeps of the call, to run it again.
+        let summary = json!({
+            "toolId": tool_id,
+            "input": message["input"],
+            "ctx": body["ctx"],
+            "step": body["step"],
+            "modelCallId": body["modelCallId"],
+            "timeoutMs": timeout_ms,
+        });
+        let started = Instant::now();
+        let invoking = self.invoke(&message, &request_id, timeout_ms);
+        // Cancelled: the request is dropped and its connection with it.
+        let answer = match entered.as_mut() {
+            Some(entered) => tokio::select! {
+                answer = invoking => Some(answer),
+                _ = &mut entered.cancelled => None,
+            },
+            None => Some(invoking.await),
+        };
+        drop(entered);
         let call_id = opened
             .as_ref()
             .map_or_else(|| fresh_id("call"), |g| g.call_id.clone());
+        let Some(answer) = answer else {
+            if let Some(grant) = &opened {
+                let _ = self.runtime.answer_call(&grant.call_id).await;
+            }
+            let outcome = json!({
+                "callId": call_id,
+                "toolId": tool_id,
+                "requestId": request_id,
+                "idempotencyKey": key,
+                "durationMs": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                "request": self.shown_request(&message, &request_id, timeout_ms),
+                "response": Value::Null,
+                "cancelled": true,
+                "pause": Value::Null,
+                "call": summary,
+            });
+            self.history.add(&outcome).await;
+            return json_answer(StatusCode::OK, &outcome);
+        };
         let mut pause = Value::Null;
         if let Some(grant) = &opened {
             if answer.body["kind"] == "pause" {
@@ -255,14 +331,7 @@ impl Inspector {
             "request": self.shown_request(&message, &request_id, timeout_ms),
             "response": {"status": answer.status, "body": answer.body},
             "pause": pause,
-            "call": {
-                "toolId": tool_id,
-                "input": message["input"],
-                "ctx": body["ctx"],
-                "step": body["step"],
-                "modelCallId": body["modelCallId"],
-                "timeoutMs": timeout_ms,
-            },
+            "call": summary,
         });
         self.history.add(&outcome).await;
         json_answer(StatusCode::OK, &outcome)

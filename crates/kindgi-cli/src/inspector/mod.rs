@@ -18,6 +18,7 @@ mod calls;
 mod files;
 pub(crate) mod guard;
 mod history;
+mod in_flight;
 pub(crate) mod logs;
 mod pauses;
 mod routes;
@@ -82,6 +83,8 @@ pub(crate) struct Inspector {
     runtime: DevRuntime,
     state: RwLock<PackState>,
     paused: Mutex<HashMap<String, Paused>>,
+    /// The page's calls in flight, to cancel by their tickets.
+    in_flight: in_flight::InFlight,
     logs: Arc<Logs>,
     history: History,
     http: reqwest::Client,
@@ -105,6 +108,7 @@ impl Inspector {
             runtime,
             state: RwLock::new(PackState::default()),
             paused: Mutex::new(HashMap::new()),
+            in_flight: in_flight::InFlight::default(),
             logs: Arc::new(Logs::default()),
             http: reqwest::Client::new(),
         }

@@ -7,6 +7,7 @@
 //! | `GET /inspector/api/pack` | the index, generation, last failure, context defaults |
 //! | `POST /inspector/api/key` | a call's idempotency key |
 //! | `POST /inspector/api/call` | calls a tool |
+//! | `POST /inspector/api/cancel` | cancels a call in flight, by its ticket |
 //! | `POST /inspector/api/check` | runs a check |
 //! | `POST /inspector/api/calls/{callId}/answer` | answers a paused call |
 //! | `GET /inspector/api/files/{artifactId}?runId=&tenantId=` | a stored file's bytes |
@@ -143,7 +144,7 @@ impl Inspector {
                 let artifact_id = (*artifact_id).to_owned();
                 self.file(&artifact_id, &query).await
             }
-            ("POST", ["key" | "call" | "check"] | ["calls", _, "answer"]) => {
+            ("POST", ["key" | "call" | "check" | "cancel"] | ["calls", _, "answer"]) => {
                 let body = match read_json(request).await {
                     Ok(body) => body,
                     Err(response) => return response,
@@ -151,6 +152,7 @@ impl Inspector {
                 match segments.as_slice() {
                     ["key"] => self.key(&body),
                     ["call"] => self.call(body).await,
+                    ["cancel"] => self.cancel(&body),
                     ["check"] => self.check(&body).await,
                     [_, call_id, _] => self.answer_pause(call_id, &body).await,
                     _ => error(StatusCode::NOT_FOUND, &format!("No route {path}")),
@@ -159,7 +161,7 @@ impl Inspector {
             (_, ["pack" | "logs" | "history"] | ["files", _]) => {
                 error(StatusCode::METHOD_NOT_ALLOWED, "Use GET")
             }
-            (_, ["key" | "call" | "check"] | ["calls", _, "answer"]) => {
+            (_, ["key" | "call" | "check" | "cancel"] | ["calls", _, "answer"]) => {
                 error(StatusCode::METHOD_NOT_ALLOWED, "Use POST")
             }
             _ => error(StatusCode::NOT_FOUND, &format!("No route {path}")),
