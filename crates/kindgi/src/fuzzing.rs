@@ -146,7 +146,8 @@ fn read(id: &str, input: ToolInput) -> Result<Value, String> {
     };
     match value {
         Ok(Ok(value)) => Ok(value),
-        Ok(Err(e)) | Err(e) => Err(e.to_string()),
+        Ok(Err(e)) => Err(e.to_string()),
+        Err(refused) => Err(refused.to_string()),
     }
 }
 

@@ -98,7 +98,10 @@ use serde_json::{Map, Number, Value};
 /// What no derived schema says exactly:
 ///
 /// - Integer map keys (`BTreeMap<u8, T>`): schemars writes a pattern of
-///   digits, which keys out of the type's range match too.
+///   digits, made here to match only the keys serde reads (no sign but a
+///   leading `-` for a signed type, no leading zero: not `"007"`, `"+1"`
+///   or `"-0"`); keys out of the type's range (`"256"` for a `u8`) match
+///   it too, and are refused by serde, at the map's `instancePath`.
 /// - A NaN or infinite float in an output: serde_json writes it as `null`,
 ///   which the output schema's `number` refuses (the output check then
 ///   refuses the output).
@@ -279,6 +282,7 @@ fn tidy(schema: &mut Value, place: Place, side: Side) {
     };
     // Under `not`, a range would widen what the whole accepts.
     drop_rust_format(map, side, place != Place::Untouched);
+    canonical_integer_keys(map);
     let parts = match place {
         Place::Whole => close(map),
         Place::Part | Place::Untouched => place,
@@ -314,6 +318,27 @@ fn tidy(schema: &mut Value, place: Place, side: Side) {
             // Values (`default`, `const`, `enum`, `examples`, `required`)
             // and annotations, not schemas.
             _ => {}
+        }
+    }
+}
+
+/// The key patterns schemars writes for a map with integer keys, and the
+/// keys serde_json reads into an integer: digits with no leading zero (and
+/// a `-` before them for a signed type).
+const INTEGER_KEY_PATTERNS: [(&str, &str); 2] = [
+    (r"^\d+$", r"^(0|[1-9]\d*)$"),
+    (r"^-?\d+$", r"^(0|-?[1-9]\d*)$"),
+];
+
+/// Narrows the key patterns of a map with integer keys to the keys serde
+/// reads (`"007"` matches `^\d+$`, and serde refuses it).
+fn canonical_integer_keys(map: &mut Map<String, Value>) {
+    let Some(Value::Object(patterns)) = map.get_mut("patternProperties") else {
+        return;
+    };
+    for (loose, exact) in INTEGER_KEY_PATTERNS {
+        if let Some(schema) = patterns.remove(loose) {
+            patterns.insert(exact.to_owned(), schema);
         }
     }
 }
@@ -628,6 +653,33 @@ mod tests {
         );
         assert_eq!(p["d"], json!({"type": "number"}));
         assert_eq!(p["e"], json!({"type": "string", "format": "date-time"}));
+    }
+
+    #[test]
+    fn integer_map_keys_match_only_what_serde_reads() {
+        #[derive(serde::Deserialize, schemars::JsonSchema)]
+        #[expect(dead_code, reason = "only its schema is used")]
+        struct Keys {
+            unsigned: std::collections::BTreeMap<u8, bool>,
+            signed: std::collections::BTreeMap<i32, bool>,
+        }
+        let schema = input_schema_for::<Keys>();
+        let validator = kindgi_validate::Validator::new(&schema).expect("compiles");
+        for (unsigned, signed, read) in [
+            ("0", "0", true),
+            ("7", "-7", true),
+            ("200", "-200", true),
+            ("007", "-07", false),
+            ("+1", "+1", false),
+            ("-1", "-0", false),
+            ("1e2", "1.0", false),
+            (" 1", "1 ", false),
+        ] {
+            let input = json!({"unsigned": {unsigned: true}, "signed": {signed: true}});
+            let passes = validator.validate(&input).is_ok();
+            let reads = serde_json::from_value::<Keys>(input.clone()).is_ok();
+            assert_eq!((passes, reads), (read, read), "{input}");
+        }
     }
 
     #[test]

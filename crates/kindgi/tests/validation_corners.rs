@@ -1,7 +1,9 @@
 //! An `f32` field's schema bounds it to the finite range: a number that
 //! serde would read as an infinity is refused, on the
 //! text read (over HTTP) and on the tree read (`TestPack`) alike, and both
-//! hand the handler the number the schema checked, narrowed alike.
+//! hand the handler the number the schema checked, narrowed alike. Issues
+//! under odd map keys name their value; a value its schema passes and its
+//! type's `Deserialize` refuses is refused at its own pointer.
 
 mod common;
 
@@ -150,5 +152,59 @@ async fn an_issue_under_an_odd_key_names_that_value() {
             );
         }
     }
+    assert_eq!(served.stop().await, Ok(()));
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Lookup {
+    orders: Vec<OrderRef>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct OrderRef {
+    id: uuid::Uuid,
+}
+
+async fn lookup(input: Lookup, _ctx: ToolContext) -> Result<Value, ToolError> {
+    let ids: Vec<String> = input.orders.iter().map(|o| o.id.to_string()).collect();
+    Ok(json!({"found": ids}))
+}
+
+fn lookup_pack() -> Pack {
+    Pack::new().tool(
+        Tool::new("acme.lookup")
+            .description("Looks orders up.")
+            .handler(lookup),
+    )
+}
+
+/// `URN:UUID:…` passes the schema's `format: uuid` (as in ajv-formats,
+/// whose pattern ignores case) and not the `uuid` crate, which takes the
+/// prefix in lower case only: the refusal is serde's, at the field it
+/// refused, over HTTP and in tests alike.
+#[tokio::test]
+async fn a_value_only_its_type_refuses_is_refused_at_its_pointer() {
+    let served = common::Served::start(lookup_pack, TOKEN).await;
+    let tested = TestPack::new(lookup_pack()).expect("a valid pack");
+    let uuid = "67e55044-10b1-426f-9247-bb680e5fe0c8";
+    let input = json!({"orders": [{"id": uuid}, {"id": format!("URN:UUID:{uuid}")}]});
+    let over_http = served.invoke("acme.lookup", input.clone(), None).await;
+    let in_tests = tested.call("acme.lookup", input, TestContext::new()).await;
+    let in_tests = serde_json::to_value(in_tests.error().expect("refused")).expect("JSON");
+    for answer in [&over_http, &in_tests] {
+        let issue = first_issue(answer);
+        assert_eq!(issue["instancePath"], "/orders/1/id", "{issue}");
+        assert!(
+            issue["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("UUID parsing failed: ")),
+            "{issue}"
+        );
+        assert_eq!(issue.get("keyword"), None, "{issue}");
+    }
+    // The lower-case prefix reads.
+    let input = json!({"orders": [{"id": format!("urn:uuid:{uuid}")}]});
+    let answer = served.invoke("acme.lookup", input, None).await;
+    assert_eq!(answer["output"], json!({"found": [uuid]}), "{answer}");
     assert_eq!(served.stop().await, Ok(()));
 }

@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use super::numbers::read_typed;
+use super::numbers::{TypedRefusal, read_typed};
 use super::trace::RunTrace;
 use crate::{GuardrailKind, OnViolation, Severity, SourceFile, ToolError, input_schema_for};
 
@@ -45,7 +45,7 @@ pub(crate) enum CheckOutcome {
     /// Its result.
     Result(CheckResult),
     /// The config passed the schema but not the config type's `Deserialize`.
-    BadConfig(String),
+    BadConfig(TypedRefusal),
     /// It threw.
     Failed(ToolError),
 }
@@ -230,7 +230,7 @@ impl Guardrail {
         self.evaluate = Some(Arc::new(move |config, trace| {
             let config = match read_typed::<C>(Value::Object(config)) {
                 Ok(config) => config,
-                Err(e) => return CheckOutcome::BadConfig(e.to_string()),
+                Err(refusal) => return CheckOutcome::BadConfig(refusal),
             };
             match check(config, RunTrace::from_value(trace)).into_check_result() {
                 Ok(result) => CheckOutcome::Result(result),

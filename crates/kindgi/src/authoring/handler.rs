@@ -87,7 +87,7 @@ where
         Box::pin(async move {
             match typed {
                 Ok(input) => finish(handler(input, ctx).await),
-                Err(e) => Outcome::BadInput(e.to_string()),
+                Err(refusal) => Outcome::BadInput(refusal),
             }
         })
     });
@@ -109,7 +109,7 @@ where
 {
     let run: BlockingFn = Arc::new(move |input: ToolInput, ctx| match input.read::<I>() {
         Ok(input) => finish(handler(input, ctx)),
-        Err(e) => Outcome::BadInput(e.to_string()),
+        Err(refusal) => Outcome::BadInput(refusal),
     });
     Handler {
         run: Run::Blocking(run),

@@ -7,7 +7,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::numbers::read_typed;
+use super::numbers::{TypedRefusal, read_typed};
 
 /// A tool call's input, validated.
 #[derive(Debug)]
@@ -25,15 +25,14 @@ pub(crate) enum ToolInput {
 impl ToolInput {
     /// Reads the input into `T` as a JavaScript pack would see it (see
     /// [`read_typed`]); an input its text reader read is `T` already.
-    pub(crate) fn read<T: DeserializeOwned + 'static>(self) -> serde_json::Result<T> {
+    pub(crate) fn read<T: DeserializeOwned + 'static>(self) -> Result<T, TypedRefusal> {
         match self {
             ToolInput::Tree(value) => read_typed(value),
             #[cfg(feature = "fast-input")]
-            ToolInput::Read(value) => value.downcast::<T>().map(|value| *value).map_err(|_| {
-                <serde_json::Error as serde::de::Error>::custom(
-                    "the input was read into another type",
-                )
-            }),
+            ToolInput::Read(value) => value
+                .downcast::<T>()
+                .map(|value| *value)
+                .map_err(|_| TypedRefusal::whole("the input was read into another type")),
         }
     }
 }

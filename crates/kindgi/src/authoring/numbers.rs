@@ -9,6 +9,7 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::{Number, Value};
+use serde_path_to_error::{Path, Segment};
 
 /// The largest integer an `f64` holds exactly, with every one below it.
 const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53
@@ -30,9 +31,61 @@ pub(crate) fn integral_floats_as_integers(value: &mut Value) {
 
 /// Reads `value` into `T` as a JavaScript pack would see it: integral
 /// floats first become integers (see [`integral_floats_as_integers`]).
-pub(crate) fn read_typed<T: DeserializeOwned>(mut value: Value) -> serde_json::Result<T> {
+pub(crate) fn read_typed<T: DeserializeOwned>(mut value: Value) -> Result<T, TypedRefusal> {
     integral_floats_as_integers(&mut value);
-    serde_json::from_value(value)
+    serde_path_to_error::deserialize(value).map_err(|e| TypedRefusal {
+        pointer: json_pointer(e.path()),
+        message: e.into_inner().to_string(),
+    })
+}
+
+/// A value that passed its schema and still didn't read into its type
+/// (a type whose `Deserialize` refuses more than its schema says):
+/// serde's words, and where.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TypedRefusal {
+    /// serde's message (`UUID parsing failed: …`).
+    pub(crate) message: String,
+    /// The JSON pointer of the value serde refused (`""`: the whole value,
+    /// or a place serde doesn't tell, inside an untagged or internally
+    /// tagged enum).
+    pub(crate) pointer: String,
+}
+
+impl TypedRefusal {
+    /// A refusal of the whole value.
+    pub(crate) fn whole(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            pointer: String::new(),
+        }
+    }
+}
+
+impl std::fmt::Display for TypedRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+/// `path` as a JSON pointer (RFC 6901), up to the first segment serde
+/// doesn't name.
+fn json_pointer(path: &Path) -> String {
+    let mut pointer = String::new();
+    for segment in path.iter() {
+        match segment {
+            Segment::Seq { index } => {
+                pointer.push('/');
+                pointer.push_str(&index.to_string());
+            }
+            Segment::Map { key } | Segment::Enum { variant: key } => {
+                pointer.push('/');
+                pointer.push_str(&key.replace('~', "~0").replace('/', "~1"));
+            }
+            Segment::Unknown => break,
+        }
+    }
+    pointer
 }
 
 fn as_integer(number: &Number) -> Option<Number> {
@@ -63,6 +116,38 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[expect(dead_code, reason = "read, never looked at")]
+    struct Order {
+        lines: Vec<Line>,
+        counts: std::collections::BTreeMap<String, u8>,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[expect(dead_code, reason = "read, never looked at")]
+    struct Line {
+        host: std::net::Ipv4Addr,
+    }
+
+    #[test]
+    fn a_refusal_names_the_pointer_of_the_value_serde_refused() {
+        let refused = read_typed::<Order>(json!({
+            "lines": [{"host": "10.0.0.1"}, {"host": "10.0.0.300"}],
+            "counts": {}
+        }))
+        .expect_err("not an address");
+        assert_eq!(refused.pointer, "/lines/1/host");
+        assert_eq!(refused.message, "invalid IPv4 address syntax");
+        let refused = read_typed::<Order>(json!({
+            "lines": [],
+            "counts": {"a/b~c": 300}
+        }))
+        .expect_err("past u8");
+        assert_eq!(refused.pointer, "/counts/a~1b~0c");
+        let refused = read_typed::<Order>(json!([])).expect_err("not an object");
+        assert_eq!(refused.pointer, "");
+    }
 
     #[test]
     fn an_exact_integer_is_an_integral_float_up_to_2_pow_53() {

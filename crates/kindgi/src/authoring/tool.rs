@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::handler::{AsyncHandler, BlockingHandler};
 use super::input::ToolInput;
+use super::numbers::TypedRefusal;
 #[cfg(feature = "fast-input")]
 use super::text_input::TextReader;
 use crate::{
@@ -131,7 +132,7 @@ pub(crate) enum Outcome {
     /// A reply to validate and send.
     Reply(ReplyValue),
     /// The input passed the schema but not the input type's `Deserialize`.
-    BadInput(String),
+    BadInput(TypedRefusal),
     /// The handler returned an error.
     Failed(ToolError),
     /// The output didn't serialize to JSON.

@@ -170,10 +170,11 @@ pub(crate) fn panic_error(payload: &(dyn std::any::Any + Send)) -> ToolError {
     ToolError::new(cause.name, cause.message)
 }
 
-/// An issue from serde rather than a schema keyword.
-pub(crate) fn plain_issue(message: String) -> Issue {
+/// An issue from serde rather than a schema keyword, at the JSON pointer
+/// `at` (`""`: the whole value).
+pub(crate) fn plain_issue(at: String, message: String) -> Issue {
     Issue {
-        instance_path: String::new(),
+        instance_path: at,
         schema_path: None,
         keyword: None,
         params: None,

@@ -80,12 +80,12 @@ fn answer(check: Option<&CheckRuntime>, invoke: CheckInvoke) -> Response {
         .unwrap_or_else(|payload| CheckOutcome::Failed(panic_error(&*payload)));
     match outcome {
         CheckOutcome::Result(result) => Response::check_result(result),
-        CheckOutcome::BadConfig(message) => check_error(
+        CheckOutcome::BadConfig(refused) => check_error(
             ErrorCode::InputValidationFailed,
             id,
-            format!("Check \"{id}\" config failed validation: {message}"),
+            format!("Check \"{id}\" config failed validation: {refused}"),
         )
-        .with_issues(vec![plain_issue(message)])
+        .with_issues(vec![plain_issue(refused.pointer, refused.message)])
         .into(),
         CheckOutcome::Failed(error) => {
             let cause = error

@@ -157,8 +157,10 @@ async fn answer_tool(
             }
         }
         Outcome::Reply(ReplyValue::Pause(pause)) => pause_response(tool, can_pause, pause),
-        Outcome::BadInput(message) => bad_input(id, vec![plain_issue(message)]),
-        Outcome::BadOutput(message) => bad_output(id, vec![plain_issue(message)]),
+        Outcome::BadInput(refused) => {
+            bad_input(id, vec![plain_issue(refused.pointer, refused.message)])
+        }
+        Outcome::BadOutput(message) => bad_output(id, vec![plain_issue(String::new(), message)]),
         Outcome::Failed(error) => failure_response(id, &error),
     }
 }
