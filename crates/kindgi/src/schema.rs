@@ -32,6 +32,12 @@ use serde_json::{Map, Number, Value};
 ///   `1500000000000000000` is refused: send such a number as a string, with
 ///   `#[serde(with = …)]` and `#[schemars(with = "String")]`); its output
 ///   range is left open past it, since serde writes every value exactly.
+///   An integer past that bound anywhere else in an input (a
+///   `serde_json::Value`, an `f64`, an untagged enum that also takes a
+///   float) reaches the handler as JavaScript reads it, the nearest `f64`
+///   (`9007199254740993` is `9007199254740992.0`): the number every other
+///   pack service's validator checks, and never an integer variant whose
+///   schema refused it.
 ///   An `f32` is bounded to the numbers that read as a finite `f32`
 ///   (`exclusiveMinimum` / `exclusiveMaximum` ±3.4028235677973366e38,
 ///   halfway past `f32::MAX`): serde would read `1e39` as an infinity,

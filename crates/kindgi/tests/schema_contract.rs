@@ -279,6 +279,33 @@ struct Numbers {
     name: String,
 }
 
+/// A number that may be whole, untagged: the `i64` branch's schema stops
+/// at 2^53 − 1, the `f64` branch takes any number.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum WholeOrPart {
+    Whole(i64),
+    Part(f64),
+}
+
+/// Types whose schemas once said other than serde: an `f32`, maps with
+/// integer keys, a `Uuid`, and an untagged enum of an integer and a float.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema, Arbitrary)]
+struct Corners {
+    #[proptest(strategy = "finite_f32()")]
+    single: f32,
+    #[proptest(strategy = "prop::collection::btree_map(any::<u8>(), any::<bool>(), 0..3)")]
+    by_byte: BTreeMap<u8, bool>,
+    #[proptest(strategy = "prop::collection::btree_map(any::<i16>(), any::<bool>(), 0..3)")]
+    by_offset: BTreeMap<i16, bool>,
+    #[proptest(strategy = "any::<u128>().prop_map(uuid::Uuid::from_u128)")]
+    id: uuid::Uuid,
+    #[proptest(
+        strategy = "prop_oneof![any::<i64>().prop_map(WholeOrPart::Whole), finite_f64().prop_map(WholeOrPart::Part)]"
+    )]
+    amount: WholeOrPart,
+}
+
 /// A recursive type keeps a `$ref`.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 struct Tree {
@@ -295,8 +322,8 @@ const MAX_SAFE_INTEGER: i64 = (1 << 53) - 1;
 // Helpers.
 
 /// Reads `value` into `T` as the pack service does (`read_typed` in
-/// `src/authoring/numbers.rs`): integral floats up to 2^53 become integers
-/// first.
+/// `src/authoring/numbers.rs`): integral floats up to 2^53 − 1 become
+/// integers first, integers past it the nearest float.
 fn read<T: DeserializeOwned>(mut value: Value) -> serde_json::Result<T> {
     integral_floats_as_integers(&mut value);
     serde_json::from_value(value)
@@ -307,11 +334,18 @@ fn integral_floats_as_integers(value: &mut Value) {
         Value::Number(number) => {
             if let Some(float) = number.as_f64().filter(|_| number.is_f64())
                 && float.fract() == 0.0
-                && float.abs() <= 9_007_199_254_740_992.0
+                && float.abs() <= 9_007_199_254_740_991.0
             {
                 #[expect(clippy::cast_possible_truncation, reason = "checked to be exact")]
                 let integer = float as i64;
                 *number = Number::from(integer);
+            } else if !number.is_f64()
+                && number
+                    .as_i128()
+                    .is_some_and(|n| n.unsigned_abs() > (1 << 53) - 1)
+                && let Some(float) = number.as_f64().and_then(Number::from_f64)
+            {
+                *number = float;
             }
         }
         Value::Array(items) => items.iter_mut().for_each(integral_floats_as_integers),
@@ -1185,6 +1219,13 @@ fn contract_of_numbers() {
             written
         }),
     );
+}
+
+#[test]
+fn contract_of_the_validation_corners() {
+    // A whole `Part` (3.0) reads back as `Whole(3)`, and an `i64` past
+    // 2^53 − 1 as a `Part`: what reads is checked, not the round trip.
+    check_contract(any::<Corners>(), Reads::AsInput(|written| written));
 }
 
 #[test]

@@ -3,7 +3,8 @@
 //! text read (over HTTP) and on the tree read (`TestPack`) alike, and both
 //! hand the handler the number the schema checked, narrowed alike. Issues
 //! under odd map keys name their value; a value its schema passes and its
-//! type's `Deserialize` refuses is refused at its own pointer.
+//! type's `Deserialize` refuses is refused at its own pointer. An integer
+//! past 2^53 − 1 reaches a handler as JavaScript reads it.
 
 mod common;
 
@@ -206,5 +207,69 @@ async fn a_value_only_its_type_refuses_is_refused_at_its_pointer() {
     let input = json!({"orders": [{"id": format!("urn:uuid:{uuid}")}]});
     let answer = served.invoke("acme.lookup", input, None).await;
     assert_eq!(answer["output"], json!({"found": [uuid]}), "{answer}");
+    assert_eq!(served.stop().await, Ok(()));
+}
+
+/// A number that may be whole, untagged: `Whole`'s schema (an `i64`)
+/// stops at 2^53 − 1, `Part`'s (an `f64`) takes any number.
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+enum Amount {
+    Whole(i64),
+    Part(f64),
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Big {
+    amount: Amount,
+    raw: Value,
+}
+
+async fn big(input: Big, _ctx: ToolContext) -> Result<Value, ToolError> {
+    let amount = match input.amount {
+        Amount::Whole(n) => json!({"whole": n}),
+        Amount::Part(f) => json!({"part": f}),
+    };
+    Ok(json!({"amount": amount, "raw": input.raw}))
+}
+
+fn big_pack() -> Pack {
+    Pack::new().tool(
+        Tool::new("acme.big")
+            .description("Big numbers.")
+            .handler(big),
+    )
+}
+
+/// Past `Number.MAX_SAFE_INTEGER` an integer reaches the handler as the
+/// `f64` JavaScript (and Ajv) reads: in a `serde_json::Value`, and in an
+/// untagged enum, whose integer variant (refused by its schema's maximum)
+/// is never built from it. Up to the bound, integers stay integers. Over
+/// HTTP (the text read) and in tests (the tree read) alike.
+#[tokio::test]
+async fn an_integer_past_2_pow_53_reaches_the_handler_as_javascript_reads_it() {
+    let served = common::Served::start(big_pack, TOKEN).await;
+    let tested = TestPack::new(big_pack()).expect("a valid pack");
+    let past: Value = serde_json::from_str("9007199254740993").expect("a number");
+    let safe: Value = serde_json::from_str("9007199254740991").expect("a number");
+    for (sent, amount, raw) in [
+        (
+            past.clone(),
+            json!({"part": 9_007_199_254_740_992.0}),
+            json!(9_007_199_254_740_992.0),
+        ),
+        (
+            safe.clone(),
+            json!({"whole": 9_007_199_254_740_991_i64}),
+            json!(9_007_199_254_740_991_i64),
+        ),
+    ] {
+        let input = json!({"amount": sent, "raw": [sent]});
+        let want = json!({"amount": amount, "raw": [raw]});
+        let over_http = served.invoke("acme.big", input.clone(), None).await;
+        assert_eq!(over_http["output"], want, "{over_http}");
+        let in_tests = tested.call("acme.big", input, TestContext::new()).await;
+        assert_eq!(in_tests.output().expect("a result"), want);
+    }
     assert_eq!(served.stop().await, Ok(()));
 }

@@ -1,8 +1,9 @@
 //! Typed input read straight from JSON text as
 //! [`read_typed`](super::numbers::read_typed) reads it from a tree: every
-//! integral float an `f64` holds exactly (`5.00`, `-3e2`) reaches the type
-//! as the integer it is. A deserializer wrapped around serde_json's own
-//! passes everything through, but for those floats.
+//! integral float up to `Number.MAX_SAFE_INTEGER` (`5.00`, `-3e2`) reaches
+//! the type as the integer it is, and every integer past it as the `f64`
+//! nearest it. A deserializer wrapped around serde_json's own passes
+//! everything through, but for those numbers.
 //!
 //! A `RawValue` in the type is refused here: read from a tree it is the
 //! tree printed, from text the text as written, and the two differ. The
@@ -18,7 +19,7 @@ use serde::de::{
     self, DeserializeSeed, Deserializer, EnumAccess, MapAccess, SeqAccess, VariantAccess, Visitor,
 };
 
-use super::numbers::exact_integer;
+use super::numbers::{MAX_SAFE_INTEGER, exact_integer};
 
 /// The name serde_json gives the newtype its `RawValue` reads through.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
@@ -167,8 +168,8 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Integral<V> {
     }
 
     forward_visit! {
-        visit_bool: bool visit_i8: i8 visit_i16: i16 visit_i32: i32 visit_i64: i64
-        visit_i128: i128 visit_u8: u8 visit_u16: u16 visit_u32: u32 visit_u64: u64
+        visit_bool: bool visit_i8: i8 visit_i16: i16 visit_i32: i32
+        visit_i128: i128 visit_u8: u8 visit_u16: u16 visit_u32: u32
         visit_u128: u128 visit_f32: f32 visit_char: char visit_str: &str
         visit_borrowed_str: &'de str visit_string: String visit_bytes: &[u8]
         visit_borrowed_bytes: &'de [u8] visit_byte_buf: Vec<u8>
@@ -176,6 +177,22 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Integral<V> {
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
         visit_number(self.0, v)
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        if v > MAX_SAFE_INTEGER {
+            #[expect(clippy::cast_precision_loss, reason = "the nearest f64, as JavaScript")]
+            return self.0.visit_f64(v as f64);
+        }
+        self.0.visit_u64(v)
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        if v.unsigned_abs() > MAX_SAFE_INTEGER {
+            #[expect(clippy::cast_precision_loss, reason = "the nearest f64, as JavaScript")]
+            return self.0.visit_f64(v as f64);
+        }
+        self.0.visit_i64(v)
     }
 
     fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
