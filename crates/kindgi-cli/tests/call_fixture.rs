@@ -2,6 +2,8 @@
 //! against the real conformance fixture pack service — a tool that stores
 //! a file, and one that pauses and is completed through its wait link.
 
+mod fixture;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -13,24 +15,9 @@ use serde_json::{Value, json};
 const KINDGI: &str = env!("CARGO_BIN_EXE_kindgi");
 const PNG: &str = "89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000b49444154789c6360000200000500017a5eab3f0000000049454e44ae426082";
 
-/// The fixture pack's binary, next to `kindgi` in the target folder; built
-/// when a run of only this crate's tests hasn't built it.
+/// The fixture pack's binary, built if need be.
 fn fixture_binary() -> PathBuf {
-    let dir = Path::new(KINDGI).parent().expect("target folder");
-    let binary = dir.join("conformance-pack");
-    if !binary.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let status = Command::new(cargo)
-            .args(["build", "-q", "-p", "conformance-pack"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "the fixture pack builds");
-    }
-    binary
-}
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/conformance-pack")
+    fixture::fixture_binary(KINDGI)
 }
 
 /// The fixture's service on a free port.
@@ -61,7 +48,7 @@ fn served() -> Served {
     let index = dir.path().join("index.json");
     let indexed = Command::new(&binary)
         .args(["index", "--pack-dir"])
-        .arg(fixture_dir())
+        .arg(fixture::fixture_dir())
         .arg("--output")
         .arg(&index)
         .output()

@@ -2,7 +2,9 @@
 //! h2c against the real conformance fixture pack, and says so; without the
 //! flag the same cases run over HTTP/1.1.
 
-use std::path::{Path, PathBuf};
+mod fixture;
+
+use std::path::PathBuf;
 use std::process::Command;
 
 const KINDGI: &str = env!("CARGO_BIN_EXE_kindgi");
@@ -10,24 +12,9 @@ const KINDGI: &str = env!("CARGO_BIN_EXE_kindgi");
 /// The cases run: the HTTP surface's (a few seconds each way).
 const ONLY: &str = "http.";
 
-/// The fixture pack's binary, next to `kindgi` in the target folder; built
-/// when a run of only this crate's tests hasn't built it.
+/// The fixture pack's binary, built if need be.
 fn fixture_binary() -> PathBuf {
-    let dir = Path::new(KINDGI).parent().expect("target folder");
-    let binary = dir.join("conformance-pack");
-    if !binary.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-        let status = Command::new(cargo)
-            .args(["build", "-q", "-p", "conformance-pack"])
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "the fixture pack builds");
-    }
-    binary
-}
-
-fn fixture_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/conformance-pack")
+    fixture::fixture_binary(KINDGI)
 }
 
 /// Every case's id, from `kindgi conformance --list`.
@@ -47,7 +34,10 @@ fn case_ids() -> Vec<String> {
 /// stdout lines, once it has exited 0 (no case failed).
 fn conformance(extra: &[&str]) -> Vec<String> {
     let binary = fixture_binary();
-    let (bin, pack) = (binary.display(), fixture_dir().display().to_string());
+    let (bin, pack) = (
+        binary.display(),
+        fixture::fixture_dir().display().to_string(),
+    );
     let out = Command::new(KINDGI)
         .arg("conformance")
         .args(["--serve-command", &format!("'{bin}' serve")])
