@@ -217,13 +217,7 @@ pub(crate) fn json_eq(what: &str, expected: &Value, got: &Value) -> Checked {
 
 /// The answer's status must be `status`.
 pub(crate) fn status(response: &HttpResponse, status: u16) -> Checked {
-    ensure(response.status == status, || {
-        format!(
-            "expected status {status}, got {} with {}",
-            response.status,
-            shorten(&response.text(), 400)
-        )
-    })
+    response.expect_status(status)
 }
 
 /// Status `code` and exactly the JSON body `body`.

@@ -336,7 +336,7 @@ impl Session {
             request = request.header(name, value);
         }
         let response = self.send(service, request).await?;
-        crate::case::status(&response, 200)?;
+        response.expect_status(200)?;
         response.json()
     }
 
@@ -350,7 +350,7 @@ impl Session {
         let response = self
             .send(service, service.authed(HttpRequest::get("/v1/info")))
             .await?;
-        crate::case::status(&response, 200)?;
+        response.expect_status(200)?;
         response.json()
     }
 

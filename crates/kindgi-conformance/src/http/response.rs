@@ -23,6 +23,19 @@ pub struct HttpResponse {
 }
 
 impl HttpResponse {
+    /// `Ok` when the answer's status is `status`; else why not, with the
+    /// start of its body.
+    pub(crate) fn expect_status(&self, status: u16) -> Result<(), String> {
+        if self.status == status {
+            return Ok(());
+        }
+        Err(format!(
+            "expected status {status}, got {} with {}",
+            self.status,
+            shorten(&self.text(), 400)
+        ))
+    }
+
     /// The first value of header `name` (any case).
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers
