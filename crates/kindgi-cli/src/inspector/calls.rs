@@ -15,7 +15,7 @@ use kindgi_protocol::idempotency::idempotency_key;
 use kindgi_runtime::OpenCall;
 use serde_json::{Map, Value, json};
 
-use super::in_flight::is_ticket;
+use super::in_flight::{Entered, is_ticket};
 use super::routes::{InspectorBody, error, json_answer};
 use super::{Inspector, Paused};
 
@@ -150,6 +150,27 @@ impl Inspector {
         }
     }
 
+    /// Counts a call in flight under the page's `ticket`, if it gave one;
+    /// the status and words that refuse a ticket not well formed, or in
+    /// flight already.
+    fn enter(&self, ticket: &Value) -> Result<Option<Entered<'_>>, (StatusCode, String)> {
+        match ticket {
+            Value::Null => Ok(None),
+            Value::String(ticket) if is_ticket(ticket) => {
+                self.in_flight.enter(ticket).map(Some).ok_or_else(|| {
+                    (
+                        StatusCode::CONFLICT,
+                        format!("A call with the ticket {ticket:?} is in flight already"),
+                    )
+                })
+            }
+            _ => Err((
+                StatusCode::BAD_REQUEST,
+                "ticket must be 1 to 100 ASCII letters, digits, '-' or '_'".to_owned(),
+            )),
+        }
+    }
+
     /// `POST /inspector/api/call`: `{toolId, input, ctx, step,
     /// modelCallId, idempotencyKey, timeoutMs, ticket}`. With a `ticket`
     /// (the page's name for the call), `POST /inspector/api/cancel` can
@@ -159,23 +180,9 @@ impl Inspector {
         let Some(tool_id) = text(&body, "toolId") else {
             return error(StatusCode::BAD_REQUEST, "toolId is required");
         };
-        let mut entered = match &body["ticket"] {
-            Value::Null => None,
-            Value::String(ticket) if is_ticket(ticket) => match self.in_flight.enter(ticket) {
-                Some(entered) => Some(entered),
-                None => {
-                    return error(
-                        StatusCode::CONFLICT,
-                        &format!("A call with the ticket {ticket:?} is in flight already"),
-                    );
-                }
-            },
-            _ => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    "ticket must be 1 to 100 ASCII letters, digits, '-' or '_'",
-                );
-            }
+        let mut entered = match self.enter(&body["ticket"]) {
+            Ok(entered) => entered,
+            Err((status, why)) => return error(status, &why),
         };
         let mut ctx = body["ctx"].as_object().cloned().unwrap_or_default();
         for key in ["tenantId", "runId"] {
@@ -273,28 +280,9 @@ impl Inspector {
         let call_id = opened
             .as_ref()
             .map_or_else(|| fresh_id("call"), |g| g.call_id.clone());
-        let Some(answer) = answer else {
-            if let Some(grant) = &opened {
-                let _ = self.runtime.answer_call(&grant.call_id).await;
-            }
-            let outcome = json!({
-                "callId": call_id,
-                "toolId": tool_id,
-                "requestId": request_id,
-                "idempotencyKey": key,
-                "durationMs": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                "request": self.shown_request(&message, &request_id, timeout_ms),
-                "response": Value::Null,
-                "cancelled": true,
-                "pause": Value::Null,
-                "call": summary,
-            });
-            self.history.add(&outcome).await;
-            return json_answer(StatusCode::OK, &outcome);
-        };
         let mut pause = Value::Null;
         if let Some(grant) = &opened {
-            if answer.body["kind"] == "pause" {
+            if let Some(answer) = answer.as_ref().filter(|a| a.body["kind"] == "pause") {
                 let name = text(&answer.body, "name");
                 let _ = self
                     .runtime
@@ -322,17 +310,30 @@ impl Inspector {
             }
             let _ = self.runtime.answer_call(&grant.call_id).await;
         }
-        let outcome = json!({
+        let (duration_ms, response) = match &answer {
+            Some(answer) => (
+                answer.duration_ms,
+                json!({"status": answer.status, "body": answer.body}),
+            ),
+            None => (
+                u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                Value::Null,
+            ),
+        };
+        let mut outcome = json!({
             "callId": call_id,
             "toolId": tool_id,
             "requestId": request_id,
             "idempotencyKey": key,
-            "durationMs": answer.duration_ms,
+            "durationMs": duration_ms,
             "request": self.shown_request(&message, &request_id, timeout_ms),
-            "response": {"status": answer.status, "body": answer.body},
+            "response": response,
             "pause": pause,
             "call": summary,
         });
+        if answer.is_none() {
+            outcome["cancelled"] = Value::Bool(true);
+        }
         self.history.add(&outcome).await;
         json_answer(StatusCode::OK, &outcome)
     }
