@@ -51,6 +51,20 @@ fn invoke(token: &str, tool: &str, input: Value, run: &str) -> Value {
     })
 }
 
+/// `n` calls of `stress.sleep` for `ms`, in runs `{run}-0` to `{run}-{n-1}`.
+fn sleeps(token: &str, n: usize, ms: u64, run: &str) -> Value {
+    (0..n)
+        .map(|i| {
+            invoke(
+                token,
+                "stress.sleep",
+                json!({"ms": ms}),
+                &format!("{run}-{i}"),
+            )
+        })
+        .collect()
+}
+
 fn body(answer: &Value) -> Value {
     serde_json::from_str(answer["body"].as_str().unwrap_or_default()).unwrap_or(Value::Null)
 }
@@ -138,18 +152,7 @@ async fn every_rule_of_the_contract_holds_over_h2c() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_concurrency_cap_counts_streams() {
     let service = start(&ServiceOptions::default().max_concurrency(2));
-    let token = service.token().to_owned();
-    let requests: Vec<Value> = (0..4)
-        .map(|i| {
-            invoke(
-                &token,
-                "stress.sleep",
-                json!({"ms": 1500}),
-                &format!("r-{i}"),
-            )
-        })
-        .collect();
-    let got = node_h2c(&service, &Value::Array(requests));
+    let got = node_h2c(&service, &sleeps(service.token(), 4, 1500, "r"));
     let mut served = 0;
     let mut refused = 0;
     for answer in &got {
@@ -325,18 +328,7 @@ async fn http2_attacks_cost_bounded_work_and_memory() {
         }
     }
     // No call slot lost: the whole cap still runs at once.
-    let token = service.token().to_owned();
-    let calls: Vec<Value> = (0..4)
-        .map(|i| {
-            invoke(
-                &token,
-                "stress.sleep",
-                json!({"ms": 200}),
-                &format!("after-{i}"),
-            )
-        })
-        .collect();
-    let got = node_h2c(&service, &Value::Array(calls));
+    let got = node_h2c(&service, &sleeps(service.token(), 4, 200, "after"));
     assert!(got.iter().all(|a| a["status"] == 200), "{got:?}");
     let grew = service.peak_rss_kib().saturating_sub(before) / 1024;
     println!("{}\npeak RSS +{grew} MiB", report.join("\n"));
@@ -382,18 +374,7 @@ async fn a_zero_window_stall_gives_back_its_permits_and_its_connection() {
         (2 * TIMEOUT_MS - 200..5 * TIMEOUT_MS).contains(&closed),
         "closed {closed} ms after its answers' heads: {got}"
     );
-    let token = service.token().to_owned();
-    let calls: Vec<Value> = (0..4)
-        .map(|i| {
-            invoke(
-                &token,
-                "stress.sleep",
-                json!({"ms": 1}),
-                &format!("after-{i}"),
-            )
-        })
-        .collect();
-    let after = node_h2c(&service, &Value::Array(calls));
+    let after = node_h2c(&service, &sleeps(service.token(), 4, 1, "after"));
     let statuses: Vec<&Value> = after.iter().map(|a| &a["status"]).collect();
     assert_eq!(statuses, [&json!(200); 4], "{after:?}");
 }
