@@ -4,6 +4,7 @@
 //! - `kindgi call <tool-id> --input JSON`: one call through the pack client.
 //! - `kindgi info`: a pack service's `GET /v1/info`.
 //! - `kindgi conformance`: the conformance suite against a pack service implementation.
+//! - `kindgi differential`: one corpus sent to two pack services, their answers compared.
 //! - `kindgi dev`: a pack built, indexed and served from its folder, swapped on every save.
 //! - `kindgi new NAME`: a pack crate in `./NAME`, ready for `cargo test` and `kindgi dev`.
 //! - `kindgi inspect`: the pack inspector (a page) for a running pack service.
@@ -17,6 +18,7 @@ mod conformance_cmd;
 mod data_dir;
 mod dev;
 mod dev_cmd;
+mod differential_cmd;
 mod http_loop;
 mod inspect_cmd;
 mod inspector;
@@ -52,6 +54,8 @@ enum Command {
     Info(call_cmd::InfoArgs),
     /// Run the conformance suite against a pack service implementation.
     Conformance(conformance_cmd::ConformanceArgs),
+    /// Send one corpus of requests to two pack services serving the conformance fixture pack; compare their answers and records.
+    Differential(differential_cmd::DifferentialArgs),
     /// Build, index and serve the pack in this folder behind one URL; rebuild and swap on every save.
     Dev(dev_cmd::DevArgs),
     /// Create a pack crate in ./NAME: a tool, a check, a test, a Dockerfile and an AGENTS.md.
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
             Command::Call(args) => call_cmd::call(*args).await,
             Command::Info(args) => call_cmd::info(args).await,
             Command::Conformance(args) => conformance_cmd::run(args).await,
+            Command::Differential(args) => differential_cmd::run(args).await,
             Command::Dev(args) => dev_cmd::run(args).await,
             Command::New(args) => new_cmd::run(&args),
             Command::Inspect(args) => inspect_cmd::run(args).await,

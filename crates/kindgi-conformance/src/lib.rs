@@ -30,6 +30,7 @@
 
 mod case;
 mod cases;
+pub mod differential;
 pub mod harness;
 pub mod http;
 pub mod json;
