@@ -1,6 +1,7 @@
 //! The pack's agents.
 
 use kindgi::{Agent, Guardrail, Tool};
+use serde_json::json;
 
 /// `support.triage`: reads a customer's message, logs it, answers it, and
 /// asks for refunds — never showing a card number. It may call `tools`
@@ -14,6 +15,12 @@ pub fn triage(tools: &[&Tool], guardrail: &Guardrail) -> Agent {
              For refunds, ask for approval before promising anything. \
              Never repeat payment card numbers.",
         )
-        .guardrail(guardrail);
+        .guardrail(guardrail)
+        .field("tags", json!(["support", "triage"]))
+        .field(
+            "budget",
+            json!({"maxCostUsd": 0.25, "maxLatencyMs": 60_000}),
+        )
+        .field("toolErrors", json!({"maxRetries": 2}));
     tools.iter().fold(agent, |agent, tool| agent.tool(*tool))
 }

@@ -7,9 +7,11 @@
 //! | `support.weekly-report` | a PDF written with `pdf-writer` and stored with the runtime's files |
 //! | `support.approve-refund` | a pause until a person approves |
 //! | `support.post-reply` | a call to another app through a connection, `connection-rejected` on 401 |
+//! | `support.refund-quote` | a pure tool whose input has a list of objects |
 //! | `support.no-card-numbers` | a guardrail check |
 //! | `support.triage` | an agent using the tools, guarded by the check |
 //! | `support.refund` | a flow: approve, then reply |
+//! | `support.intake` | a flow with a loop, `when` edges, a sub-flow and a fanout |
 //!
 //! The binary (`src/main.rs`) only hands [`pack`] to [`kindgi::Pack::run`];
 //! the tests build the same pack with their own [`Settings`].
@@ -58,6 +60,7 @@ pub fn pack(settings: &Settings) -> kindgi::Pack {
     let canned_reply = tools::canned_reply::canned_reply_tool();
     let weekly_report = tools::weekly_report::tool(settings);
     let post_reply = tools::post_reply::tool();
+    let refund_quote = tools::refund_quote::refund_quote_tool();
     let no_card_numbers = guardrails::no_card_numbers::guardrail();
     let triage = agents::triage(
         &[
@@ -66,17 +69,29 @@ pub fn pack(settings: &Settings) -> kindgi::Pack {
             &post_reply,
             &approve_refund,
             &weekly_report,
+            &refund_quote,
         ],
         &no_card_numbers,
     );
     let refund = flows::refund(&approve_refund, &post_reply);
+    let intake = flows::intake(
+        &log_ticket,
+        &triage,
+        &refund_quote,
+        &refund,
+        &canned_reply,
+        &weekly_report,
+        &post_reply,
+    );
     kindgi::Pack::new()
         .tool(log_ticket)
         .tool(canned_reply)
         .tool(weekly_report)
         .tool(approve_refund)
         .tool(post_reply)
+        .tool(refund_quote)
         .guardrail(no_card_numbers)
         .agent(triage)
         .flow(refund)
+        .flow(intake)
 }

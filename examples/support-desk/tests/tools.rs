@@ -91,6 +91,39 @@ async fn a_ticket_without_a_valid_email_is_refused_before_the_tool_runs() {
 }
 
 #[tokio::test]
+async fn a_refund_quote_adds_up_its_lines_and_the_shipping() {
+    let (pack, _settings, _dir) = pack();
+    let input = json!({
+        "ticketId": "T-000007",
+        "lines": [
+            {"sku": "MUG-1", "quantity": 2, "unitCents": 1250},
+            {"sku": "CAP-3", "quantity": 1, "unitCents": 900},
+        ],
+        "shippingCents": 495,
+    });
+    let output = pack
+        .call("support.refund-quote", input, TestContext::new())
+        .await
+        .output()
+        .expect("a quote");
+    assert_eq!(
+        output,
+        json!({"ticketId": "T-000007", "totalCents": 3895, "skus": ["MUG-1", "CAP-3"]})
+    );
+    let none = pack
+        .call(
+            "support.refund-quote",
+            json!({"ticketId": "T-000007", "lines": []}),
+            TestContext::new(),
+        )
+        .await;
+    assert_eq!(
+        none.error().expect("an error").code,
+        ErrorCode::InputValidationFailed
+    );
+}
+
+#[tokio::test]
 async fn the_canned_reply_names_the_customer_and_topic() {
     let (pack, _settings, _dir) = pack();
     let output = pack
@@ -441,6 +474,7 @@ fn the_index_lists_every_primitive() {
             ("support.canned-reply", "src/tools/canned_reply.rs"),
             ("support.log-ticket", "src/tools/mod.rs"),
             ("support.post-reply", "src/tools/post_reply.rs"),
+            ("support.refund-quote", "src/tools/refund_quote.rs"),
             ("support.weekly-report", "src/tools/weekly_report.rs"),
         ]
     );
@@ -469,11 +503,13 @@ fn the_index_lists_every_primitive() {
             ("support.post-reply", "1.0.0"),
             ("support.approve-refund", "1.0.0"),
             ("support.weekly-report", "1.0.0"),
+            ("support.refund-quote", "1.0.0"),
         ]
     );
     assert_eq!(
         index.agents[0].guardrails,
         Some(vec!["support.no-card-numbers".to_owned()])
     );
-    assert_eq!(index.flows[0].id, "support.refund");
+    let flows: Vec<&str> = index.flows.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(flows, ["support.intake", "support.refund"]);
 }

@@ -46,11 +46,12 @@ test('the pack: its tools, checks, agents and flows, and each tool’s facts', a
     'support.canned-reply',
     'support.log-ticket',
     'support.post-reply',
+    'support.refund-quote',
     'support.weekly-report',
   ]);
   assert.deepEqual(await listed('check'), ['support.no-card-numbers']);
   assert.deepEqual(await listed('agent'), ['support.triage']);
-  assert.deepEqual(await listed('flow'), ['support.refund']);
+  assert.deepEqual(await listed('flow'), ['support.intake', 'support.refund']);
   assert.match(await page.locator('header .generation').textContent(), /^generation 1$/);
   await openTool('support.approve-refund');
   const flags = await page.locator('[data-tool="support.approve-refund"] .flag').allTextContents();
@@ -62,6 +63,135 @@ test('the pack: its tools, checks, agents and flows, and each tool’s facts', a
   await page.click('summary:has-text("Input schema")');
   assert.match(await page.locator('[data-tool] details[open] pre').first().textContent(), /customerEmail/);
   await shot('pack');
+});
+
+async function openFlow(id) {
+  await page.click(`nav [data-group=flow] button[data-id="${id}"]`);
+  await page.waitForSelector(`[data-flow="${id}"] .diagram svg`);
+}
+
+test('a flow as a diagram: its nodes, $start, $end and edges with their when', async () => {
+  await openFlow('support.intake');
+  const diagram = page.locator('[data-flow="support.intake"] .diagram svg > .graph');
+  // The flow's own boxes (a loop's body is drawn inside the loop's box).
+  const boxes = await diagram.locator(':scope > [data-node]').evaluateAll((gs) =>
+    gs.map((g) => [g.dataset.node, g.dataset.kind]),
+  );
+  assert.deepEqual(boxes, [
+    ['$start', 'start'],
+    ['log-each', 'loop'],
+    ['triage', 'agent'],
+    ['quote', 'tool'],
+    ['refund', 'subgraph'],
+    ['answer', 'tool'],
+    ['wrap-up', 'fanout'],
+    ['$end', 'end'],
+  ]);
+  // What a box says, line by line (its tooltip apart).
+  const lines = (node) => diagram.locator(`[data-node=${node}] > text`).allTextContents();
+  assert.deepEqual(await lines('triage'), ['triage', 'agent · support.triage']);
+  assert.deepEqual(await lines('refund'), ['refund', 'sub-flow · support.refund 1.0.0', 'settle-all']);
+  assert.deepEqual(await lines('log-each'), ['log-each', 'loop · foreach over runInput.messages', 'at most 100 · 4 at a time']);
+  assert.match(await diagram.locator('[data-node=refund] > title').textContent(), /^input: ticketId ← nodeOutputs\.quote\.ticketId$/m);
+  const body = diagram.locator('[data-node=log-each] .body [data-node]');
+  assert.deepEqual(await body.evaluateAll((gs) => gs.map((g) => g.dataset.node)), ['$loop-start', 'log', '$loop-end']);
+  assert.deepEqual(
+    await diagram.locator('[data-node=wrap-up] [data-branch]').allTextContents(),
+    ['report → support.weekly-report', 'note → support.post-reply'],
+  );
+  // Every edge, its ends, and the `when` of those that have one.
+  const edges = await diagram.locator(':scope > [data-edge]').evaluateAll((gs) =>
+    gs.map((g) => [g.dataset.from, g.dataset.to, g.querySelector('[data-when]')?.dataset.when ?? null]),
+  );
+  assert.deepEqual(edges, [
+    ['$start', 'log-each', null],
+    ['log-each', 'triage', null],
+    ['triage', 'quote', 'nodeOutputs.triage.intent = "refund"'],
+    ['triage', 'answer', 'nodeOutputs.triage.intent ≠ "refund"'],
+    ['quote', 'refund', 'nodeOutputs.quote.totalCents > 0'],
+    ['refund', 'wrap-up', null],
+    ['answer', 'wrap-up', null],
+    ['wrap-up', '$end', null],
+  ]);
+  assert.equal(
+    await diagram.locator('[data-edge="quote->refund"] .edge-label').textContent(),
+    'nodeOutputs.quote.totalCents > 0retry ×3',
+  );
+  // Each arrow runs from its node's box to the next one's.
+  const ends = await diagram.evaluate((g) => {
+    const box = (id) => g.querySelector(`:scope > [data-node="${CSS.escape(id)}"] > rect`).getBoundingClientRect();
+    return [...g.querySelectorAll(':scope > [data-edge]')].map((e) => {
+      const path = e.querySelector('path');
+      const length = path.getTotalLength();
+      const m = path.getScreenCTM();
+      const at = (l) => new DOMPoint(path.getPointAtLength(l).x, path.getPointAtLength(l).y).matrixTransform(m);
+      const near = (p, r) => p.x >= r.left - 2 && p.x <= r.right + 2 && p.y >= r.top - 2 && p.y <= r.bottom + 2;
+      return near(at(0), box(e.dataset.from)) && near(at(length), box(e.dataset.to));
+    });
+  });
+  assert.deepEqual(ends, Array(8).fill(true));
+  await shot('flow');
+  // The raw JSON, one click away, is the index's entry.
+  await page.click('[data-flow] .view-switch button:has-text("raw JSON")');
+  const raw = JSON.parse(await page.locator('[data-flow] pre.json').textContent());
+  assert.equal(raw.id, 'support.intake');
+  assert.equal(raw.nodes.length, 6);
+  await page.click('[data-flow] .view-switch button:has-text("diagram")');
+  await page.waitForSelector('[data-flow="support.intake"] .diagram svg');
+});
+
+test('a node of the diagram opens the tool, agent or flow it runs', async () => {
+  const opens = async (node, selector) => {
+    await openFlow('support.intake');
+    await page.click(`[data-flow="support.intake"] .diagram ${node}`);
+    await page.waitForSelector(selector);
+  };
+  await opens('[data-node=quote]', '[data-tool="support.refund-quote"]');
+  await opens('[data-node=log]', '[data-tool="support.log-ticket"]');
+  await opens('[data-branch=report]', '[data-tool="support.weekly-report"]');
+  await opens('[data-node=triage]', '[data-agent="support.triage"]');
+  await opens('[data-node=refund]', '[data-flow="support.refund"]');
+  // The sub-flow's own diagram, and the flow it is a node of.
+  const nodes = page.locator('[data-flow="support.refund"] .diagram svg > .graph > [data-node]');
+  assert.deepEqual(await nodes.evaluateAll((gs) => gs.map((g) => g.dataset.node)), ['$start', 'approve', 'reply', '$end']);
+  assert.equal(await page.locator('[data-flow="support.refund"] .used-by').textContent(), 'A sub-flow of support.intake');
+  // A node is reached and opened from the keyboard too.
+  await openFlow('support.intake');
+  await page.focus('[data-flow="support.intake"] .diagram [data-node=answer]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-tool="support.canned-reply"]');
+});
+
+test('an agent: its tools, guardrails and settings as links and text', async () => {
+  await page.click('nav [data-group=agent] button[data-id="support.triage"]');
+  const agent = page.locator('[data-agent="support.triage"]');
+  await agent.waitFor();
+  assert.match(await agent.locator('[data-section=instructions]').textContent(), /You triage support requests\./);
+  assert.deepEqual(await agent.locator('[data-section=tools] li').allTextContents(), [
+    'support.log-ticket 1.0.0',
+    'support.canned-reply 1.0.0',
+    'support.post-reply 1.0.0',
+    'support.approve-refund 1.0.0',
+    'support.weekly-report 1.0.0',
+    'support.refund-quote 1.0.0',
+  ]);
+  assert.equal(await agent.locator('[data-section=tools] button[data-ref-kind=tool]').count(), 6);
+  assert.deepEqual(await agent.locator('[data-section=guardrails] button.ref').allTextContents(), ['support.no-card-numbers']);
+  assert.equal(await agent.locator('[data-setting=budget]').textContent(), 'BudgetmaxCostUsd0.25maxLatencyMs60000');
+  assert.equal(await agent.locator('[data-setting=toolErrors]').textContent(), 'Tool errorsmaxRetries2');
+  assert.deepEqual(await agent.locator('.badge.tag').allTextContents(), ['support', 'triage']);
+  await shot('agent');
+  await agent.locator('[data-section=tools] button[data-ref="support.post-reply"]').click();
+  await page.waitForSelector('[data-tool="support.post-reply"]');
+  await page.click('nav [data-group=agent] button[data-id="support.triage"]');
+  await page.click('[data-agent] [data-section=guardrails] button[data-ref="support.no-card-numbers"]');
+  await page.waitForSelector('[data-check="support.no-card-numbers"]');
+  await page.click('nav [data-group=agent] button[data-id="support.triage"]');
+  await page.click('[data-agent] [data-section=flows] button[data-ref="support.intake"]');
+  await page.waitForSelector('[data-flow="support.intake"] .diagram svg');
+  await page.click('nav [data-group=agent] button[data-id="support.triage"]');
+  await page.click('[data-agent] .view-switch button:has-text("raw JSON")');
+  assert.equal(JSON.parse(await page.locator('[data-agent] pre.json').textContent()).id, 'support.triage');
 });
 
 test('without the token the page says what it needs, and the API answers 401', async () => {
@@ -123,6 +253,76 @@ test('a bad input: the issue shows on the field it names', async () => {
   assert.deepEqual(await errorsOf('root_subject'), []);
   assert.deepEqual(await errorsOf('root_body'), []);
   await shot('bad-input');
+});
+
+// The ids of the form's fields directly under `parent` (`root`, `root_lines_0`).
+const fieldIds = (parent) =>
+  page
+    .locator(`.call-form [id^="${parent}_"]:is(input, select, textarea, fieldset)`)
+    .evaluateAll(
+      (els, p) => els.map((e) => e.id).filter((id) => !id.slice(p.length + 1).includes('_')),
+      parent,
+    );
+
+test('fields in the order the author declared: required ones first, as declared', async () => {
+  // Declared customerEmail, subject, body, priority; the index sorts keys.
+  await openTool('support.log-ticket');
+  assert.deepEqual(await fieldIds('root'), ['root_customerEmail', 'root_subject', 'root_body', 'root_priority']);
+  await openTool('support.refund-quote');
+  assert.deepEqual(await fieldIds('root'), ['root_ticketId', 'root_lines', 'root_shippingCents']);
+  assert.deepEqual(await fieldIds('root_lines_0'), ['root_lines_0_sku', 'root_lines_0_quantity', 'root_lines_0_unitCents']);
+});
+
+test('array fields: buttons that say what they do add, move and remove items', async () => {
+  await openTool('support.refund-quote');
+  const items = page.locator('.call-form .array-item');
+  await items.first().waitFor();
+  assert.equal(await items.count(), 1, 'minItems 1: one line to start with');
+  const add = page.locator('.call-form .array-item-add');
+  assert.equal(await add.textContent(), 'Add item');
+  await add.click();
+  await add.click();
+  await items.nth(2).waitFor();
+  // Every button shows its words, and names its item for a screen reader.
+  const toolbox = (i) =>
+    items.nth(i).locator('.array-item-toolbox button').evaluateAll((buttons) =>
+      buttons.map((b) => [b.textContent, b.getAttribute('aria-label'), b.disabled, b.getBoundingClientRect().width > 30]),
+    );
+  assert.deepEqual(await toolbox(0), [
+    ['Move up', 'Move item 1 up', true, true],
+    ['Move down', 'Move item 1 down', false, true],
+    ['Remove', 'Remove item 1', false, true],
+  ]);
+  assert.deepEqual(await toolbox(2), [
+    ['Move up', 'Move item 3 up', false, true],
+    ['Move down', 'Move item 3 down', true, true],
+    ['Remove', 'Remove item 3', false, true],
+  ]);
+  const line = async (i, sku, quantity, unit) => {
+    await page.fill(`#root_lines_${i}_sku`, sku);
+    await page.fill(`#root_lines_${i}_quantity`, String(quantity));
+    await page.fill(`#root_lines_${i}_unitCents`, String(unit));
+  };
+  await page.fill('#root_ticketId', 'T-000007');
+  await line(0, 'MUG-1', 2, 1250);
+  await line(1, 'CAP-3', 1, 900);
+  await line(2, 'PEN-9', 5, 100);
+  await shot('array-fields');
+  const skus = () => items.evaluateAll((cards) => cards.map((c) => c.querySelector('input[id$=_sku]').value));
+  await page.getByRole('button', { name: 'Move item 3 up' }).click();
+  await page.waitForFunction(() => document.querySelector('#root_lines_1_sku')?.value === 'PEN-9');
+  assert.deepEqual(await skus(), ['MUG-1', 'PEN-9', 'CAP-3']);
+  await page.getByRole('button', { name: 'Move item 1 down' }).click();
+  await page.waitForFunction(() => document.querySelector('#root_lines_0_sku')?.value === 'PEN-9');
+  assert.deepEqual(await skus(), ['PEN-9', 'MUG-1', 'CAP-3']);
+  await page.getByRole('button', { name: 'Remove item 2' }).click();
+  await page.waitForFunction(() => document.querySelectorAll('.call-form .array-item').length === 2);
+  assert.deepEqual(await skus(), ['PEN-9', 'CAP-3']);
+  await page.fill('#root_shippingCents', '495');
+  await page.click('.call-form button[type=submit]');
+  await page.waitForSelector('[data-outcome=result]');
+  const output = JSON.parse(await page.locator('.json.output').textContent());
+  assert.deepEqual(output, { ticketId: 'T-000007', totalCents: 500 + 900 + 495, skus: ['PEN-9', 'CAP-3'] });
 });
 
 test('a pause: its name and timeout, answered from the page', async () => {

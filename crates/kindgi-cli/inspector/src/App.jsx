@@ -3,9 +3,11 @@ import { api } from './api.js';
 import PackList from './PackList.jsx';
 import ToolView from './ToolView.jsx';
 import CheckView from './CheckView.jsx';
-import EntryView from './EntryView.jsx';
+import AgentView from './AgentView.jsx';
+import FlowView from './FlowView.jsx';
 import LogsPanel from './LogsPanel.jsx';
 import HistoryList from './HistoryList.jsx';
+import { entryOf } from './packIndex.js';
 
 /** The whole page: the pack on the left, what is open on the right, the logs below. */
 export default function App() {
@@ -37,12 +39,7 @@ export default function App() {
   if (problem && !pack) return <div className="refused">{problem}</div>;
   if (!pack) return <div className="loading">Loading…</div>;
   const index = pack.index;
-  const find = (kind, id) => {
-    if (!index) return null;
-    const list = { tool: index.tools, check: index.guardrails, agent: index.agents, flow: index.flows }[kind];
-    return (list || []).find((e) => e.id === id) || null;
-  };
-  const entry = open && find(open.kind, open.id);
+  const entry = open && entryOf(index, open.kind, open.id);
 
   return (
     <div className="page">
@@ -77,7 +74,7 @@ export default function App() {
           <HistoryList version={historyVersion} onOpen={(call) => setOpen({ kind: 'tool', id: call.toolId, call })} />
         </nav>
         <main>
-          {!entry && <p className="muted">Pick a tool, a check, an agent or a flow.</p>}
+          {!open && <p className="muted">Pick a tool, a check, an agent or a flow.</p>}
           {entry && open.kind === 'tool' && (
             <ToolView
               key={`${entry.id}:${open.call?.callId || ''}`}
@@ -89,7 +86,13 @@ export default function App() {
             />
           )}
           {entry && open.kind === 'check' && <CheckView key={entry.id} check={entry} onLogs={setLogFilter} />}
-          {entry && (open.kind === 'agent' || open.kind === 'flow') && <EntryView entry={entry} kind={open.kind} />}
+          {entry && open.kind === 'agent' && <AgentView key={entry.id} agent={entry} index={index} onOpen={setOpen} />}
+          {entry && open.kind === 'flow' && <FlowView key={entry.id} flow={entry} index={index} onOpen={setOpen} />}
+          {open && !entry && index && (
+            <p className="error" role="alert">
+              This pack has no {open.kind} {open.id} (any more): pick another on the left.
+            </p>
+          )}
         </main>
       </div>
       <LogsPanel filter={logFilter} onFilter={setLogFilter} />

@@ -1,7 +1,6 @@
 import { useMemo, useState } from 'react';
-import Form from '@rjsf/core';
+import SchemaForm from './SchemaForm.jsx';
 import { formSchema } from './schema.js';
-import { validator } from './validator.js';
 import { api } from './api.js';
 import { errorSchema, issuesOf } from './issues.js';
 import Json from './Json.jsx';
@@ -50,20 +49,16 @@ export default function CheckView({ check, onLogs }) {
       <div className="columns">
         <section>
           <h3>Config</h3>
-          <Form
+          <SchemaForm
             schema={schema}
-            validator={validator}
             formData={config}
             onChange={(e) => setConfig(e.formData)}
             onSubmit={(e) => run(e.formData)}
-            noValidate
-            noHtml5Validate
-            showErrorList={false}
             extraErrors={body?.kind === 'error' ? errorSchema(issuesOf(body)) : undefined}
             idPrefix="config"
           >
             <button type="submit">Run the check</button>
-          </Form>
+          </SchemaForm>
         </section>
         <section>
           <h3>Trace</h3>

@@ -1,7 +1,6 @@
 import { useMemo, useState } from 'react';
-import Form from '@rjsf/core';
+import SchemaForm from './SchemaForm.jsx';
 import { formSchema } from './schema.js';
-import { validator } from './validator.js';
 import { api } from './api.js';
 import { errorSchema, issuesOf } from './issues.js';
 import Json from './Json.jsx';
@@ -45,15 +44,11 @@ export default function PausePanel({ outcome, wait, onWait }) {
       ) : (
         <>
           <h4>Answer it (posts to its wait link)</h4>
-          <Form
+          <SchemaForm
             schema={schema}
-            validator={validator}
             formData={data}
             onChange={(e) => setData(e.formData)}
             onSubmit={(e) => post(e.formData)}
-            noValidate
-            noHtml5Validate
-            showErrorList={false}
             extraErrors={errorSchema(issuesOf(refusal?.body))}
             idPrefix="answer"
             disabled={busy}
@@ -61,7 +56,7 @@ export default function PausePanel({ outcome, wait, onWait }) {
             <button type="submit" disabled={busy}>
               Post the answer
             </button>
-          </Form>
+          </SchemaForm>
           {refusal && (
             <div className="error">
               The wait link answered {refusal.status}: <Json value={refusal.body} />

@@ -1,7 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
-import Form from '@rjsf/core';
+import SchemaForm from './SchemaForm.jsx';
 import { formSchema } from './schema.js';
-import { validator } from './validator.js';
 import { api } from './api.js';
 import { errorSchema, issuesOf } from './issues.js';
 import ContextPanel, { contextOf, initialContext } from './ContextPanel.jsx';
@@ -178,22 +177,18 @@ export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
               </button>
             </form>
           ) : (
-            <Form
+            <SchemaForm
               schema={schema}
-              validator={validator}
               formData={input}
               onChange={(e) => setInput(e.formData)}
               onSubmit={(e) => call(e.formData)}
-              noValidate
-              noHtml5Validate
-              showErrorList={false}
               extraErrors={errorSchema(issues)}
               disabled={!!busy}
             >
               <button type="submit" disabled={!!busy}>
                 Call
               </button>
-            </Form>
+            </SchemaForm>
           )}
         </section>
         <ContextPanel tool={tool} pack={pack} ctx={ctx} onChange={setCtx} idempotencyKey={key} />

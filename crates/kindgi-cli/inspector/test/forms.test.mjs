@@ -1,11 +1,13 @@
 // The page's pure parts in Node: issues placed on fields, schemas made
-// ready for forms, and calls written as command lines.
+// ready for forms and their fields ordered, and calls written as command
+// lines.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { errorSchema, issuePath } from '../src/issues.js';
 import { formSchema } from '../src/schema.js';
 import { asCurl, asKindgiCall } from '../src/copy.js';
+import { fieldOrder, orderedFields } from '../src/fieldOrder.js';
 
 test('an issue goes on the field its path names', () => {
   const issues = [
@@ -65,4 +67,33 @@ test('a call as kindgi call and curl lines, with no token in them', () => {
     asCurl(outcome),
     `curl -s http://127.0.0.1:8080/v1/invoke -H "kindgi-pack-token: $KINDGI_SERVICE_TOKEN" -H 'content-type: application/json' -d '{"v":2,"kind":"invoke","ctx":{"runId":"r"}}'`,
   );
+});
+
+test('fields in the order declared where the index keeps it: required first, in its order', () => {
+  // As an index carries it: `properties` sorted, `required` in declared order.
+  const schema = {
+    type: 'object',
+    properties: {
+      lines: { type: 'array', items: { $ref: '#/$defs/Line' } },
+      note: { type: 'string' },
+      shippingCents: { type: 'integer', default: 0 },
+      ticketId: { type: 'string' },
+    },
+    required: ['ticketId', 'lines', 'notAField'],
+    $defs: {
+      Line: {
+        type: 'object',
+        properties: { quantity: { type: 'integer' }, sku: { type: 'string' }, unitCents: { type: 'integer' } },
+        required: ['sku', 'quantity', 'unitCents'],
+      },
+    },
+  };
+  assert.deepEqual(orderedFields(schema), ['ticketId', 'lines', 'note', 'shippingCents']);
+  assert.deepEqual(fieldOrder(schema), {
+    'ui:order': ['ticketId', 'lines', 'note', 'shippingCents', '*'],
+    lines: { items: { 'ui:order': ['sku', 'quantity', 'unitCents', '*'] } },
+  });
+  const recursive = { type: 'object', properties: { child: { $ref: '#' } }, required: ['child'] };
+  assert.deepEqual(fieldOrder(recursive), { 'ui:order': ['child', '*'] });
+  assert.deepEqual(fieldOrder({ type: 'string' }), {});
 });

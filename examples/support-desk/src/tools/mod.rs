@@ -5,6 +5,7 @@ pub mod approve_refund;
 pub mod canned_reply;
 pub mod log_ticket;
 pub mod post_reply;
+pub mod refund_quote;
 pub mod weekly_report;
 
 use kindgi::{Pause, Reply, ToolContext, ToolError};
