@@ -23,6 +23,7 @@ pub use authoring::check::{Guardrail, IntoCheckResult};
 pub use authoring::flow;
 pub use authoring::flow::Flow;
 pub use authoring::handler::{AsyncHandler, BlockingHandler};
+pub use authoring::http_spec::{HttpAuth, HttpBody, HttpMethod, HttpSpec, SecretRef};
 pub use authoring::pack::Pack;
 pub use authoring::refs::{AgentRef, GuardrailRef, ToolRef};
 pub use authoring::tool::{Network, Pause, Reply, Tool, ToolOutput};

@@ -4,6 +4,8 @@ pub(crate) mod agent;
 pub(crate) mod check;
 pub mod flow;
 pub(crate) mod handler;
+mod http_call;
+pub(crate) mod http_spec;
 pub(crate) mod input;
 mod numbers;
 pub(crate) mod pack;

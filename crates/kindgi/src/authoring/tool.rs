@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::handler::{AsyncHandler, BlockingHandler};
+use super::http_spec::HttpSpec;
 use super::input::ToolInput;
 use super::numbers::TypedRefusal;
 #[cfg(feature = "fast-input")]
@@ -69,6 +70,8 @@ pub struct Tool {
     pub(crate) extra: Map<String, Value>,
     pub(crate) source: SourceFile,
     pub(crate) handler: Option<Handler>,
+    /// The request a declarative HTTP tool makes ([`Tool::http`]).
+    pub(crate) http: Option<HttpSpec>,
 }
 
 impl std::fmt::Debug for Tool {
@@ -283,6 +286,7 @@ impl Tool {
             extra: Map::new(),
             source: SourceFile::caller(),
             handler: None,
+            http: None,
         }
     }
 
@@ -459,6 +463,7 @@ impl Tool {
     {
         self.set_types::<H::Input, H::Output>();
         self.handler = Some(handler.into_async_fn().0);
+        self.http = None;
         self
     }
 
@@ -486,6 +491,42 @@ impl Tool {
     {
         self.set_types::<H::Input, H::Output>();
         self.handler = Some(handler.into_blocking_fn().0);
+        self.http = None;
+        self
+    }
+
+    /// Makes this a declarative HTTP tool: each call is the request `spec`
+    /// describes, its placeholders filled from the input, and its output
+    /// the response's JSON (or text). The index carries the spec
+    /// (`spec: {kind: "http", …}`), so a runtime makes the request itself;
+    /// `kindgi dev`, `kindgi call`, the inspector and
+    /// [`TestPack`](crate::testing::TestPack) make it the same way, through
+    /// the pack service. `I` and `O` give the input and output schemas
+    /// (`serde_json::Value` with [`Tool::input_schema`] /
+    /// [`Tool::output_schema`] works too). It replaces a handler given
+    /// before, and a handler given after replaces it.
+    ///
+    /// The indexer checks that every `{placeholder}` of the URL is an
+    /// input property, in its path or query, and that the secret it sends
+    /// is declared ([`Tool::needs_secret`]). See [`HttpSpec`].
+    pub fn http<I, O>(mut self, spec: HttpSpec) -> Self
+    where
+        I: JsonSchema,
+        O: JsonSchema,
+    {
+        let id = self.id.clone();
+        let run = spec.clone();
+        let handler = move |input: Value, ctx: ToolContext| {
+            let (run, id) = (run.clone(), id.clone());
+            async move { super::http_call::call(&run, &id, input, &ctx).await }
+        };
+        self.handler = Some(handler.into_async_fn().0);
+        self.derived = Some(Derived {
+            input: input_schema_for::<I>(),
+            output: output_schema_for::<O>(),
+            pauses: false,
+        });
+        self.http = Some(spec);
         self
     }
 

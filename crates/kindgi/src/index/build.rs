@@ -262,6 +262,11 @@ fn tool_entry(tool: &Tool, pack_version: &str, problems: &mut Vec<String>) -> To
         );
         check_schema(&owner, "output", &output, None, problems);
     }
+    let mut extra = tool.extra.clone();
+    if let Some(spec) = &tool.http {
+        problems.extend(spec.problems(&owner, &input, &tool.needs_spec));
+        extra.insert("spec".to_owned(), spec.to_value());
+    }
     ToolEntry {
         id: tool.id.clone(),
         description: tool.description.clone(),
@@ -281,7 +286,7 @@ fn tool_entry(tool: &Tool, pack_version: &str, problems: &mut Vec<String>) -> To
         stores_files: tool.stores_files,
         reads_files: tool.reads_files,
         module_path,
-        extra: tool.extra.clone(),
+        extra,
     }
 }
 
