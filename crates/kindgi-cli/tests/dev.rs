@@ -238,6 +238,34 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
     )
     .expect("connections.env");
 
+    // The declarative HTTP tool asks a stand-in helpdesk: its URL is in
+    // the index, so the copy's source names the stand-in; its secret
+    // comes from .kindgi/secrets.env.
+    let status_desk = ScriptedServer::start(|request| {
+        if request.header("authorization") == Some("Bearer dev-helpdesk-secret") {
+            Reply::json_text(200, r#"{"status":"pending","assignee":null}"#)
+        } else {
+            Reply::json_text(401, r#"{"error":"invalid token"}"#)
+        }
+    })
+    .await;
+    let status_source = pack.join("src/tools/ticket_status.rs");
+    let status_code = std::fs::read_to_string(&status_source).expect("status tool");
+    assert!(status_code.contains("https://helpdesk.example.com/api"));
+    std::fs::write(
+        &status_source,
+        status_code.replace(
+            "https://helpdesk.example.com/api",
+            &format!("{}/api", status_desk.url()),
+        ),
+    )
+    .expect("point the status tool at the stand-in");
+    std::fs::write(
+        pack.join(".kindgi/secrets.env"),
+        "HELPDESK_TOKEN=dev-helpdesk-secret\n",
+    )
+    .expect("secrets.env");
+
     let desk = state.join("desk.db");
     let dev = Dev::start(&pack, &state, &target, &[("SUPPORT_DESK_DB", &desk)]);
 
@@ -311,6 +339,55 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
             .iter()
             .any(|r| r.contains("authorization: bearer dev-connection-token")),
         "the helpdesk got the connection's token"
+    );
+    // The declarative HTTP tool: the service makes the index's request,
+    // with the secret from .kindgi/secrets.env, through dev's front and
+    // through `kindgi call`.
+    let (status, answer) = invoke(
+        &url,
+        "support.ticket-status",
+        json!({"ticketId": "HD 9"}),
+        json!({}),
+    )
+    .await;
+    assert_eq!(
+        (status, &answer["output"]),
+        (200, &json!({"status": "pending", "assignee": null})),
+        "{answer}"
+    );
+    assert!(
+        heads(&status_desk)
+            .iter()
+            .any(|r| r.starts_with("get /api/tickets/hd%209/status http/1.1")),
+        "{:?}",
+        heads(&status_desk)
+    );
+    let called = dev_session::run_as_printed(
+        &format!(
+            "kindgi call support.ticket-status --service {url} --token {TOKEN} --input '{{\"ticketId\":\"7\"}}' --secret HELPDESK_TOKEN=wrong"
+        ),
+        tmp.path(),
+    )
+    .await;
+    let stderr = String::from_utf8_lossy(&called.stderr);
+    assert!(!called.status.success(), "{stderr}");
+    let refused: Value = serde_json::from_slice(&called.stdout).expect("the error as JSON");
+    assert_eq!(refused["code"], "handler-throw", "{refused}");
+    assert_eq!(
+        refused["message"],
+        r#"Handler for tool "support.ticket-status" threw: Error: http-tool "support.ticket-status" got status 401 Unauthorized — {"error":"invalid token"}"#
+    );
+    assert!(
+        !String::from_utf8_lossy(&called.stdout).contains("dev-helpdesk-secret"),
+        "{refused}"
+    );
+    // Neither secret is in anything dev or the service printed.
+    assert!(
+        !dev.seen()
+            .iter()
+            .any(|l| l.contains("dev-helpdesk-secret") || l.contains("HELPDESK_TOKEN=wrong")),
+        "{}",
+        dev.seen().join("\n")
     );
     let http = reqwest::Client::new();
     let ready = http

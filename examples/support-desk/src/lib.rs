@@ -8,6 +8,7 @@
 //! | `support.approve-refund` | a pause until a person approves |
 //! | `support.post-reply` | a call to another app through a connection, `connection-rejected` on 401 |
 //! | `support.refund-quote` | a pure tool whose input has a list of objects |
+//! | `support.ticket-status` | a declarative HTTP tool: no code, the index carries the request |
 //! | `support.no-card-numbers` | a guardrail check |
 //! | `support.triage` | an agent using the tools, guarded by the check |
 //! | `support.refund` | a flow: approve, then reply |
@@ -32,6 +33,10 @@ pub mod tools;
 pub struct Settings {
     /// The SQLite database of tickets and approvals.
     pub database: PathBuf,
+    /// The helpdesk app's API that `support.ticket-status` asks. It is in
+    /// the index, so it is the same wherever the pack runs:
+    /// [`tools::ticket_status::HELPDESK_API`], unless a test says.
+    pub helpdesk_api: String,
 }
 
 impl Settings {
@@ -41,7 +46,10 @@ impl Settings {
         let database = kindgi::env::var("SUPPORT_DESK_DB")
             .filter(|v| !v.is_empty())
             .map_or_else(|| PathBuf::from("support-desk.db"), PathBuf::from);
-        Self { database }
+        Self {
+            database,
+            helpdesk_api: tools::ticket_status::HELPDESK_API.to_owned(),
+        }
     }
 }
 
@@ -61,6 +69,7 @@ pub fn pack(settings: &Settings) -> kindgi::Pack {
     let weekly_report = tools::weekly_report::tool(settings);
     let post_reply = tools::post_reply::tool();
     let refund_quote = tools::refund_quote::refund_quote_tool();
+    let ticket_status = tools::ticket_status::tool(&settings.helpdesk_api);
     let no_card_numbers = guardrails::no_card_numbers::guardrail();
     let triage = agents::triage(
         &[
@@ -70,6 +79,7 @@ pub fn pack(settings: &Settings) -> kindgi::Pack {
             &approve_refund,
             &weekly_report,
             &refund_quote,
+            &ticket_status,
         ],
         &no_card_numbers,
     );
@@ -90,6 +100,7 @@ pub fn pack(settings: &Settings) -> kindgi::Pack {
         .tool(approve_refund)
         .tool(post_reply)
         .tool(refund_quote)
+        .tool(ticket_status)
         .guardrail(no_card_numbers)
         .agent(triage)
         .flow(refund)

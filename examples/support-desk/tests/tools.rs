@@ -14,6 +14,7 @@ fn pack() -> (TestPack, Settings, tempfile::TempDir) {
     let dir = tempfile::tempdir().expect("temp dir");
     let settings = Settings {
         database: dir.path().join("desk.db"),
+        helpdesk_api: support_desk::tools::ticket_status::HELPDESK_API.to_owned(),
     };
     let pack = TestPack::new(support_desk::pack(&settings)).expect("a valid pack");
     (pack, settings, dir)
@@ -395,6 +396,63 @@ async fn a_reply_without_a_connection_says_so() {
     );
 }
 
+/// The pack asking a helpdesk stand-in at `url` for ticket statuses:
+/// `Bearer good` gets `{"status": "open", "assignee": "Ana"}`, any other
+/// token 401.
+async fn status_desk() -> (TestPack, ScriptedServer, tempfile::TempDir) {
+    let server = ScriptedServer::start(|request| {
+        if request.header("authorization") == Some("Bearer good") {
+            Reply::json_text(200, r#"{"status":"open","assignee":"Ana"}"#)
+        } else {
+            Reply::json_text(401, r#"{"error":"invalid token"}"#)
+        }
+    })
+    .await;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let settings = Settings {
+        database: dir.path().join("desk.db"),
+        helpdesk_api: format!("{}/api", server.url()),
+    };
+    let pack = TestPack::new(support_desk::pack(&settings)).expect("a valid pack");
+    (pack, server, dir)
+}
+
+#[tokio::test]
+async fn the_ticket_status_is_the_helpdesks_answer() {
+    let (pack, server, _dir) = status_desk().await;
+    let output = pack
+        .call(
+            "support.ticket-status",
+            json!({"ticketId": "HD 77"}),
+            TestContext::new().secret("HELPDESK_TOKEN", "good"),
+        )
+        .await
+        .output()
+        .expect("an answer");
+    assert_eq!(output, json!({"status": "open", "assignee": "Ana"}));
+    let seen = seen(&server);
+    assert_eq!(seen[0].line, "GET /api/tickets/HD%2077/status HTTP/1.1");
+    assert_eq!(seen[0].authorization.as_deref(), Some("Bearer good"));
+}
+
+#[tokio::test]
+async fn a_refused_status_request_fails_without_the_token() {
+    let (pack, _server, _dir) = status_desk().await;
+    let answer = pack
+        .call(
+            "support.ticket-status",
+            json!({"ticketId": "77"}),
+            TestContext::new().secret("HELPDESK_TOKEN", "expired-token"),
+        )
+        .await;
+    let error = answer.error().expect("an error");
+    assert_eq!(error.code, ErrorCode::HandlerThrow);
+    assert_eq!(
+        error.message,
+        r#"Handler for tool "support.ticket-status" threw: Error: http-tool "support.ticket-status" got status 401 Unauthorized — {"error":"invalid token"}"#
+    );
+}
+
 #[test]
 fn the_check_halts_on_a_card_number() {
     let (pack, _settings, _dir) = pack();
@@ -452,6 +510,7 @@ fn a_trace_part_of_another_type_hides_no_card_number() {
 fn the_index_lists_every_primitive() {
     let settings = Settings {
         database: "unused.db".into(),
+        helpdesk_api: support_desk::tools::ticket_status::HELPDESK_API.to_owned(),
     };
     let config = kindgi::index::read_pack_config(env!("CARGO_MANIFEST_DIR").as_ref())
         .expect("the pack's config");
@@ -475,6 +534,7 @@ fn the_index_lists_every_primitive() {
             ("support.log-ticket", "src/tools/mod.rs"),
             ("support.post-reply", "src/tools/post_reply.rs"),
             ("support.refund-quote", "src/tools/refund_quote.rs"),
+            ("support.ticket-status", "src/tools/ticket_status.rs"),
             ("support.weekly-report", "src/tools/weekly_report.rs"),
         ]
     );
@@ -504,6 +564,7 @@ fn the_index_lists_every_primitive() {
             ("support.approve-refund", "1.0.0"),
             ("support.weekly-report", "1.0.0"),
             ("support.refund-quote", "1.0.0"),
+            ("support.ticket-status", "1.0.0"),
         ]
     );
     assert_eq!(

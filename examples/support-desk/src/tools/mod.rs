@@ -6,6 +6,7 @@ pub mod canned_reply;
 pub mod log_ticket;
 pub mod post_reply;
 pub mod refund_quote;
+pub mod ticket_status;
 pub mod weekly_report;
 
 use kindgi::{Pause, Reply, ToolContext, ToolError};
