@@ -37,8 +37,9 @@ pub(crate) struct DifferentialArgs {
     #[arg(long, value_name = "DIR", required_unless_present = "list")]
     reference_pack_dir: Option<PathBuf>,
     /// A Markdown document whose table rows list the accepted differences:
-    /// `` | `probe` | part | why | `` (part: status, body, records or
-    /// `header <name>`; a probe ending in `*` is a prefix).
+    /// `` | `probe` | part | why | `` (part: `status`, `header <name>`,
+    /// `body` or `records`, each with a JSON pointer to narrow it, `*` for
+    /// any one segment; a probe ending in `*` is a prefix).
     #[arg(long, value_name = "FILE")]
     accepted: Option<PathBuf>,
     /// How long each service may take to write its `listening` record, in ms.

@@ -27,9 +27,9 @@ pub(crate) fn cases() -> Vec<Case> {
     use Feature::Logs;
     vec![
         Case::new("logs.listening", Logs, "The listening record: level info, `Listening on port <port>`, port, packId, artifactVersion, event and kind.", listening),
-        Case::new("logs.call-record.ok", Logs, "A tool call's call record: id, target tool, outcome ok, integer durationMs, packId, artifactVersion, the ids, `tool <id> ok <ms>ms`, level info.", call_ok),
+        Case::new("logs.call-record.ok", Logs, "A tool call's call record: id, target tool, outcome ok, integer durationMs, packId, artifactVersion, the ids, `tool <id> ok <ms>ms`, `inMessage` naming the fields the message states, level info.", call_ok),
         Case::new("logs.call-record.error", Logs, "A failing call's record has outcome = the error code and level warn.", call_error),
-        Case::new("logs.call-record.check", Logs, "A check call's record has target check and the check id.", call_check),
+        Case::new("logs.call-record.check", Logs, "A check call's record has target check and the check id, as `id` and as `checkId`.", call_check),
         Case::new("logs.call-record.kind", Logs, "A call record carries kind and event `call`, as CONTRACT section 2's table lists it.", call_kind),
         Case::new("logs.traceparent.valid", Logs, "A valid traceparent: the call record carries its traceId and a fresh 16-hex spanId.", traceparent_valid),
         Case::new("logs.traceparent.invalid", Logs, "An invalid traceparent (uppercase, version ff, zero ids): the record carries neither traceId nor spanId.", traceparent_invalid),
@@ -92,6 +92,11 @@ fn call_fields(
         "message",
         Some(format!("{target} {id} {outcome} {ms}ms").as_str()),
         str_field(record, "message"),
+    )?;
+    eq(
+        "inMessage",
+        Some(&json!(["target", "id", "outcome", "durationMs"])),
+        record.get("inMessage"),
     )?;
     eq(
         "level",
@@ -179,6 +184,11 @@ async fn call_check(s: Session) -> Checked {
         "check",
         "conformance.checks.min-length",
         "ok",
+    )?;
+    eq(
+        "checkId",
+        Some("conformance.checks.min-length"),
+        str_field(&record, "checkId"),
     )
 }
 

@@ -6,6 +6,7 @@ use sha2::{Digest, Sha256};
 
 use super::{check, ctx, run_trace, tool};
 use crate::case::{Case, Checked, Feature, answer, eq, result, status};
+use crate::harness::StartOptions;
 use crate::http::HttpRequest;
 use crate::session::{Profile, Session};
 
@@ -47,6 +48,12 @@ pub(crate) fn cases() -> Vec<Case> {
             Tenant,
             "Pinned to t1: a check-invoke without kindgi-tenant-id answers 421.",
             check_header_missing,
+        ),
+        Case::new(
+            "tenant.421.record",
+            Tenant,
+            "A call refused 421 is logged: a `tenant-mismatch` warn record, `via` header or context, with no id of the call.",
+            refusal_record,
         ),
         Case::new(
             "tenant.200.match",
@@ -155,6 +162,58 @@ async fn check_header_missing(s: Session) -> Checked {
         421,
         &mismatch(),
     )
+}
+
+/// Refuses an invoke named for t2 by its header, then one named for t2 by
+/// its context, on a service of its own; each leaves its record.
+async fn refusal_record(s: Session) -> Checked {
+    let index = s.index().await?;
+    let service = s
+        .start(&StartOptions::new(&index.path).env("KINDGI_PACK_TENANT_ID", "t1"))
+        .await?;
+    for (header, ctx_tenant, via) in [("t2", "t1", "header"), ("t1", "t2", "context")] {
+        let request = service
+            .authed(HttpRequest::post("/v1/invoke"))
+            .header("kindgi-tenant-id", header)
+            .json(&echo(&s, ctx_tenant));
+        answer(&s.send(&service, request).await?, 421, &mismatch())?;
+        let record = service
+            .output()
+            .wait_for_record(
+                |r| {
+                    r.get("kind") == Some(&Value::from("tenant-mismatch"))
+                        && r.get("via") == Some(&Value::from(via))
+                },
+                super::SOON,
+            )
+            .await
+            .ok_or_else(|| format!("expected a tenant-mismatch record with via {via}, got none"))?;
+        eq(
+            "level",
+            Some("warn"),
+            record.get("level").and_then(Value::as_str),
+        )?;
+        eq(
+            "message",
+            Some("A call for another tenant was refused"),
+            record.get("message").and_then(Value::as_str),
+        )?;
+        eq(
+            "event",
+            Some("tenant-mismatch"),
+            record.get("event").and_then(Value::as_str),
+        )?;
+        eq(
+            "packId",
+            Some("conformance"),
+            record.get("packId").and_then(Value::as_str),
+        )?;
+        for id in ["tenantId", "runId", "toolId"] {
+            eq(&format!("{id} (the other tenant's)"), None, record.get(id))?;
+        }
+    }
+    service.stop(std::time::Duration::from_secs(10)).await;
+    Ok(())
 }
 
 async fn matching(s: Session) -> Checked {

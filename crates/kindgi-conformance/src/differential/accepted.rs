@@ -6,21 +6,21 @@
 //! | probe | part | why |
 //! |---|---|---|
 //! | `http.info` | body | The reference predates protocol 2.8: fewer tools. |
-//! | `tool.throws*` | records | … |
+//! | `tool.*` | records /*/inMessage | … |
 //! ```
 //!
 //! Rows whose first cell isn't one backticked id (the header, the rule,
 //! any other table) are not entries.
 
-use super::compare::Part;
+use super::compare::{Part, PartPattern};
 
 /// One accepted difference.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Accepted {
     /// The probe id, or a prefix of ids when it ends in `*`.
     pub probe: String,
-    /// The part that may differ.
-    pub part: Part,
+    /// The parts that may differ.
+    pub part: PartPattern,
     /// Why.
     pub why: String,
 }
@@ -32,7 +32,7 @@ impl Accepted {
             Some(prefix) => id.starts_with(prefix),
             None => id == self.probe,
         };
-        probe && *part == self.part
+        probe && self.part.covers(part)
     }
 }
 
@@ -102,16 +102,16 @@ mod tests {
         let retry = Part::Header("retry-after".to_owned());
         assert!(entries[0].covers("tool.throws", &retry));
         assert!(entries[0].covers("tool.throws.deep", &retry));
-        assert!(!entries[0].covers("tool.throws", &Part::Body));
-        assert!(entries[1].covers("http.info", &Part::Body));
-        assert!(!entries[1].covers("http.info.x", &Part::Body));
+        assert!(!entries[0].covers("tool.throws", &Part::Body(String::new())));
+        assert!(entries[1].covers("http.info", &Part::Body("/indexHash".into())));
+        assert!(!entries[1].covers("http.info.x", &Part::Body(String::new())));
     }
 
     #[test]
     fn a_bad_entry_is_refused_with_its_line() {
         assert_eq!(
             parse_accepted("\n| `a` | bodies | x |"),
-            Err("line 2: \"bodies\" is not a part: status, body, records or header <content-type|retry-after|kindgi-duration-ms|kindgi-artifact-version>".to_owned())
+            Err("line 2: \"bodies\" is not a part: status, body [pointer], records [pointer] or header <content-type|retry-after|kindgi-duration-ms|kindgi-artifact-version>".to_owned())
         );
         assert_eq!(
             parse_accepted("| `a` | body |  |"),

@@ -8,17 +8,18 @@ use serde_json::Value;
 use super::observe::{NAMED_HEADERS, Observation};
 use crate::http::shorten;
 
-/// A part of an observation, as the accepted differences name it.
+/// A part of an observation: the status, a named header, or a place in the
+/// body or the records (a JSON pointer, `""` for the whole).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Part {
     /// The status (or that no answer came).
     Status,
     /// A header the contract names.
     Header(String),
-    /// The body.
-    Body,
-    /// The records of the probe's run.
-    Records,
+    /// A place in the body.
+    Body(String),
+    /// A place in the records of the probe (`/0/…` is the first record).
+    Records(String),
 }
 
 impl fmt::Display for Part {
@@ -26,45 +27,93 @@ impl fmt::Display for Part {
         match self {
             Self::Status => f.write_str("status"),
             Self::Header(name) => write!(f, "header {name}"),
-            Self::Body => f.write_str("body"),
-            Self::Records => f.write_str("records"),
+            Self::Body(at) if at.is_empty() => f.write_str("body"),
+            Self::Body(at) => write!(f, "body {at}"),
+            Self::Records(at) if at.is_empty() => f.write_str("records"),
+            Self::Records(at) => write!(f, "records {at}"),
         }
     }
 }
 
-impl std::str::FromStr for Part {
+/// Which parts an accepted difference covers: `status`, `header <name>`,
+/// `body` or `records` (anywhere in them), or `body <pointer>` / `records
+/// <pointer>`: that place and anything under it, a `*` segment standing
+/// for any one segment (`records /*/inMessage`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PartPattern(Part);
+
+impl PartPattern {
+    /// Whether `part` is covered.
+    pub fn covers(&self, part: &Part) -> bool {
+        match (&self.0, part) {
+            (Part::Status, Part::Status) => true,
+            (Part::Header(a), Part::Header(b)) => a == b,
+            (Part::Body(pattern), Part::Body(at)) | (Part::Records(pattern), Part::Records(at)) => {
+                under(pattern, at)
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Whether pointer `at` is `pattern` or under it, `*` matching any one
+/// segment.
+fn under(pattern: &str, at: &str) -> bool {
+    let mut place = at.split('/').skip(1);
+    pattern
+        .split('/')
+        .skip(1)
+        .all(|want| place.next().is_some_and(|got| want == "*" || want == got))
+}
+
+impl fmt::Display for PartPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl std::str::FromStr for PartPattern {
     type Err = String;
 
-    /// `status`, `body`, `records` or `header <name>` (a header the
-    /// contract names).
     fn from_str(text: &str) -> Result<Self, String> {
-        match text.trim() {
-            "status" => Ok(Self::Status),
-            "body" => Ok(Self::Body),
-            "records" => Ok(Self::Records),
-            other => match other.strip_prefix("header ") {
-                Some(name) if NAMED_HEADERS.contains(&name.trim()) => {
-                    Ok(Self::Header(name.trim().to_owned()))
-                }
-                _ => Err(format!(
-                    "{other:?} is not a part: status, body, records or header <{}>",
+        let text = text.trim();
+        let (kind, rest) = text.split_once(' ').unwrap_or((text, ""));
+        let rest = rest.trim();
+        let pointer = || {
+            if rest.is_empty() || rest.starts_with('/') {
+                Ok(rest.to_owned())
+            } else {
+                Err(format!(
+                    "{text:?}: a place is a JSON pointer, starting with /"
+                ))
+            }
+        };
+        let part = match kind {
+            "status" if rest.is_empty() => Part::Status,
+            "body" => Part::Body(pointer()?),
+            "records" => Part::Records(pointer()?),
+            "header" if NAMED_HEADERS.contains(&rest) => Part::Header(rest.to_owned()),
+            _ => {
+                return Err(format!(
+                    "{text:?} is not a part: status, body [pointer], records [pointer] or header <{}>",
                     NAMED_HEADERS.join("|")
-                )),
-            },
-        }
+                ));
+            }
+        };
+        Ok(Self(part))
     }
 }
 
-/// One part on which the services differ, and how.
+/// One place on which the services differ, and how.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Difference {
-    /// The part.
+    /// Where.
     pub part: Part,
-    /// How it differs, in a line: where, ours, the reference's.
+    /// How: ours, the reference's.
     pub detail: String,
 }
 
-/// The parts on which `ours` and `reference` differ, in part order.
+/// Every place where `ours` and `reference` differ, in part order.
 pub(crate) fn compare(ours: &Observation, reference: &Observation) -> Vec<Difference> {
     let mut differences = Vec::new();
     if ours.status != reference.status {
@@ -86,22 +135,21 @@ pub(crate) fn compare(ours: &Observation, reference: &Observation) -> Vec<Differ
             });
         }
     }
-    if let Some(detail) = first_difference(&ours.body, &reference.body, "") {
-        differences.push(Difference {
-            part: Part::Body,
-            detail,
-        });
-    }
+    let mut places = Vec::new();
+    differences_in(Some(&ours.body), Some(&reference.body), "", &mut places);
+    differences.extend(places.drain(..).map(|(at, detail)| Difference {
+        part: Part::Body(at),
+        detail,
+    }));
     let records = (
         Value::Array(ours.records.clone()),
         Value::Array(reference.records.clone()),
     );
-    if let Some(detail) = first_difference(&records.0, &records.1, "") {
-        differences.push(Difference {
-            part: Part::Records,
-            detail,
-        });
-    }
+    differences_in(Some(&records.0), Some(&records.1), "", &mut places);
+    differences.extend(places.into_iter().map(|(at, detail)| Difference {
+        part: Part::Records(at),
+        detail,
+    }));
     differences
 }
 
@@ -113,58 +161,43 @@ fn header(value: Option<&String>) -> String {
     value.map_or_else(|| "absent".to_owned(), |v| format!("{v:?}"))
 }
 
-/// Where `a` and `b` first differ (a JSON pointer, `""` for the whole), and
-/// both values there; `None` when they are equal. Object keys are compared
-/// as sets, in sorted order; arrays item by item.
-pub(crate) fn first_difference(a: &Value, b: &Value, at: &str) -> Option<String> {
+/// Every place (a JSON pointer) where `a` and `b` differ, with both values
+/// there, into `out`: a key or item only one has, or two values that
+/// aren't both objects or both arrays and differ. Keys in sorted order.
+pub(crate) fn differences_in(
+    a: Option<&Value>,
+    b: Option<&Value>,
+    at: &str,
+    out: &mut Vec<(String, String)>,
+) {
     if a == b {
-        return None;
+        return;
     }
     match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
+        (Some(Value::Object(x)), Some(Value::Object(y))) => {
             let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
             keys.sort();
             keys.dedup();
-            keys.into_iter().find_map(|key| {
+            for key in keys {
                 let here = format!("{at}/{}", key.replace('~', "~0").replace('/', "~1"));
-                match (x.get(key), y.get(key)) {
-                    (Some(p), Some(q)) => first_difference(p, q, &here),
-                    (p, q) => Some(said(&here, p, q)),
-                }
-            })
+                differences_in(x.get(key), y.get(key), &here, out);
+            }
         }
-        (Value::Array(x), Value::Array(y)) => {
-            let found = x
-                .iter()
-                .zip(y)
-                .enumerate()
-                .find_map(|(i, (p, q))| first_difference(p, q, &format!("{at}/{i}")));
-            found.or_else(|| {
-                Some(format!(
-                    "at {}: ours has {} items, the reference's {}",
-                    place(at),
-                    x.len(),
-                    y.len()
-                ))
-            })
+        (Some(Value::Array(x)), Some(Value::Array(y))) => {
+            for i in 0..x.len().max(y.len()) {
+                differences_in(x.get(i), y.get(i), &format!("{at}/{i}"), out);
+            }
         }
-        _ => Some(said(at, Some(a), Some(b))),
+        _ => {
+            let show = |v: Option<&Value>| {
+                v.map_or_else(|| "absent".to_owned(), |v| shorten(&v.to_string(), 160))
+            };
+            out.push((
+                at.to_owned(),
+                format!("ours {}, the reference's {}", show(a), show(b)),
+            ));
+        }
     }
-}
-
-fn place(at: &str) -> &str {
-    if at.is_empty() { "the top" } else { at }
-}
-
-fn said(at: &str, ours: Option<&Value>, reference: Option<&Value>) -> String {
-    let show =
-        |v: Option<&Value>| v.map_or_else(|| "absent".to_owned(), |v| shorten(&v.to_string(), 160));
-    format!(
-        "at {}: ours {}, the reference's {}",
-        place(at),
-        show(ours),
-        show(reference)
-    )
 }
 
 #[cfg(test)]
@@ -191,11 +224,13 @@ mod tests {
     }
 
     #[test]
-    fn each_part_is_named_with_where_it_differs() {
-        let ours = seen(200, json!({"v": 2, "issues": [{"message": "a"}]}));
-        let mut theirs = seen(503, json!({"v": 2, "issues": [{"message": "b"}]}));
+    fn every_place_that_differs_is_named() {
+        let ours = seen(200, json!({"v": 2, "issues": [{"message": "a"}], "a/b": 1}));
+        let mut theirs = seen(503, json!({"v": 2, "issues": [{"message": "b"}, {}]}));
         theirs.headers.insert("retry-after", "1".to_owned());
-        theirs.records.push(json!({"kind": "call"}));
+        theirs
+            .records
+            .push(json!({"kind": "call", "inMessage": ["id"]}));
         let found: Vec<String> = compare(&ours, &theirs)
             .iter()
             .map(|d| format!("{}: {}", d.part, d.detail))
@@ -205,33 +240,38 @@ mod tests {
             [
                 "status: ours 200, the reference's 503",
                 "header retry-after: ours absent, the reference's \"1\"",
-                "body: at /issues/0/message: ours \"a\", the reference's \"b\"",
-                "records: at the top: ours has 0 items, the reference's 1",
+                "body /a~1b: ours 1, the reference's absent",
+                "body /issues/0/message: ours \"a\", the reference's \"b\"",
+                "body /issues/1: ours absent, the reference's {}",
+                "records /0: ours absent, the reference's {\"inMessage\":[\"id\"],\"kind\":\"call\"}",
             ]
         );
     }
 
     #[test]
-    fn a_missing_key_is_named() {
+    fn patterns_cover_their_place_and_what_is_under_it() {
+        let pattern = |text: &str| text.parse::<PartPattern>().expect(text);
+        let records = pattern("records /*/inMessage");
+        assert!(records.covers(&Part::Records("/0/inMessage".into())));
+        assert!(records.covers(&Part::Records("/3/inMessage/1".into())));
+        assert!(!records.covers(&Part::Records("/0/checkId".into())));
+        assert!(!records.covers(&Part::Body("/0/inMessage".into())));
+        assert!(pattern("body").covers(&Part::Body("/x".into())));
+        assert!(pattern("body /indexHash").covers(&Part::Body("/indexHash".into())));
+        assert!(!pattern("body /indexHash").covers(&Part::Body("".into())));
+        assert!(pattern("status").covers(&Part::Status));
+        assert!(pattern("header retry-after").covers(&Part::Header("retry-after".into())));
         assert_eq!(
-            first_difference(&json!({"a/b": 1}), &json!({}), ""),
-            Some("at /a~1b: ours 1, the reference's absent".to_owned())
+            pattern("records /*/inMessage").to_string(),
+            "records /*/inMessage"
         );
-    }
-
-    #[test]
-    fn parts_read_back_from_their_names() {
-        for part in [
-            Part::Status,
-            Part::Body,
-            Part::Records,
-            Part::Header("retry-after".to_owned()),
-        ] {
-            assert_eq!(part.to_string().parse::<Part>(), Ok(part));
-        }
         assert_eq!(
-            "header x-nope".parse::<Part>(),
-            Err("\"header x-nope\" is not a part: status, body, records or header <content-type|retry-after|kindgi-duration-ms|kindgi-artifact-version>".to_owned())
+            "header x-nope".parse::<PartPattern>(),
+            Err("\"header x-nope\" is not a part: status, body [pointer], records [pointer] or header <content-type|retry-after|kindgi-duration-ms|kindgi-artifact-version>".to_owned())
+        );
+        assert_eq!(
+            "body indexHash".parse::<PartPattern>(),
+            Err("\"body indexHash\": a place is a JSON pointer, starting with /".to_owned())
         );
     }
 }

@@ -300,7 +300,7 @@ pub(crate) fn corpus() -> Vec<Probe> {
                 &json!({"v": 2, "kind": "invoke", "tool": {"id": "conformance.context"}, "input": {},
                 "ctx": {"tenantId": "t1", "runId": run_of("tool.context"), "requestId": "req-1",
                     "idempotencyKey": "idem-1", "projectId": "p1", "orgId": "o1",
-                    "settings": {"mode": "strict"}, "env": {"REGION": "eu"},
+                    "settings": {"acme.weights": {"recency": 0.5}}, "env": {"REGION": "eu"},
                     "secrets": {"API_KEY": "diff-secret-value"}, "config": {"limit": 3},
                     "futureField": true}}),
             ),
@@ -318,6 +318,14 @@ pub(crate) fn corpus() -> Vec<Probe> {
             )
         }),
         // Hostile bodies.
+        Probe::send(
+            "hostile.ctx-types",
+            message(
+                &json!({"v": 2, "kind": "invoke", "tool": {"id": "conformance.context"}, "input": {},
+                "ctx": {"tenantId": "t1", "runId": run_of("hostile.ctx-types"), "env": {"A": 1},
+                    "settings": {"mode": "strict"}}}),
+            ),
+        ),
         Probe::send("hostile.nesting", raw(nested(129))),
         Probe::send(
             "hostile.nesting-input",

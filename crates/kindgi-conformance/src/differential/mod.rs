@@ -40,7 +40,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 pub use accepted::{Accepted, parse_accepted};
-pub use compare::{Difference, Part};
+pub use compare::{Difference, Part, PartPattern};
 use observe::Observation;
 use scenarios::Scenario;
 
@@ -132,10 +132,12 @@ impl Differential {
         self
     }
 
-    /// Runs the corpus against both and reports one line per probe to
-    /// `say` (`same <id>`; `accepted <id> <part>: <why>` or `differ <id>
-    /// <part>: <how>` for each part that differs), then a `stale` line for
-    /// each accepted difference that didn't occur, then the summary.
+    /// Runs the corpus against both and reports to `say`, for each probe,
+    /// `same <id>`, or a `differ <id> <place>: <how>` line for each place
+    /// that differs unaccepted and an `accepted <id> <part> (N places):
+    /// <why>` line for each accepted difference that covers some; then a
+    /// `stale` line for each accepted difference that didn't occur, then
+    /// the summary.
     pub async fn run(self, mut say: impl FnMut(&str)) -> DiffReport {
         let pairs = match self.observe().await {
             Ok(pairs) => pairs,
@@ -158,6 +160,8 @@ impl Differential {
                 continue;
             }
             let mut all_accepted = true;
+            // Each entry that covers some of them, with how many places.
+            let mut covered: Vec<(usize, usize)> = Vec::new();
             for difference in differences {
                 match self
                     .accepted
@@ -166,8 +170,10 @@ impl Differential {
                 {
                     Some(index) => {
                         used[index] = true;
-                        let why = &self.accepted[index].why;
-                        say(&format!("accepted {id} {}: {why}", difference.part));
+                        match covered.iter_mut().find(|(entry, _)| *entry == index) {
+                            Some((_, places)) => *places += 1,
+                            None => covered.push((index, 1)),
+                        }
                     }
                     None => {
                         all_accepted = false;
@@ -177,6 +183,18 @@ impl Differential {
                         ));
                     }
                 }
+            }
+            for (index, places) in covered {
+                let entry = &self.accepted[index];
+                let places = if places > 1 {
+                    format!(" ({places} places)")
+                } else {
+                    String::new()
+                };
+                say(&format!(
+                    "accepted {id} {}{places}: {}",
+                    entry.part, entry.why
+                ));
             }
             if all_accepted {
                 report.accepted += 1;

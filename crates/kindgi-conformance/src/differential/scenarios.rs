@@ -17,6 +17,11 @@ use crate::json::canonical_pretty;
 
 /// The header that names the tenant a call is for (protocol 2.7).
 const TENANT: &str = "kindgi-tenant-id";
+/// The tenant the scenario's service is pinned to (a UUID, as a runtime's
+/// tenant ids are).
+const PINNED: &str = "7c3e1a52-4f0b-4d8e-9a6c-2b1d0e9f8a71";
+/// Another tenant.
+const OTHER: &str = "0b9d4c1e-8a27-4f65-b3e0-5d6c7a8f9e12";
 
 /// How long a step's answer or record may take.
 const SOON: Duration = Duration::from_secs(10);
@@ -28,7 +33,7 @@ pub(crate) enum Scenario {
     MissingEnv,
     /// `KINDGI_PACK_SERVICE_MAX_CONCURRENCY=1`, one call held, then SIGTERM.
     CapAndDrain,
-    /// `KINDGI_PACK_TENANT_ID=t1`, called for another tenant.
+    /// `KINDGI_PACK_TENANT_ID` set to a UUID, called for another tenant.
     Tenant,
 }
 
@@ -89,7 +94,7 @@ impl Scenario {
             Self::CapAndDrain => {
                 StartOptions::new(index).env("KINDGI_PACK_SERVICE_MAX_CONCURRENCY", "1")
             }
-            Self::Tenant => StartOptions::new(index).env("KINDGI_PACK_TENANT_ID", "t1"),
+            Self::Tenant => StartOptions::new(index).env("KINDGI_PACK_TENANT_ID", PINNED),
         };
         target
             .start(&options)
@@ -116,22 +121,22 @@ impl Scenario {
                 vec![
                     send(
                         service,
-                        invoke_as(service, "same", "t1").header(TENANT, "t1"),
+                        invoke_as(service, "same", PINNED).header(TENANT, PINNED),
                     )
                     .await,
                     send(
                         service,
-                        invoke_as(service, "other", "t1").header(TENANT, "t2"),
+                        invoke_as(service, "other", PINNED).header(TENANT, OTHER),
                     )
                     .await,
-                    send(service, invoke_as(service, "no-header", "t1")).await,
+                    send(service, invoke_as(service, "no-header", PINNED)).await,
                     send(
                         service,
-                        invoke_as(service, "ctx-other", "t2").header(TENANT, "t1"),
+                        invoke_as(service, "ctx-other", OTHER).header(TENANT, PINNED),
                     )
                     .await,
-                    send(service, info().header(TENANT, "t1")).await,
-                    send(service, info().header(TENANT, "t2")).await,
+                    send(service, info().header(TENANT, PINNED)).await,
+                    send(service, info().header(TENANT, OTHER)).await,
                 ]
             }
         };

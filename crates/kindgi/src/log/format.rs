@@ -54,8 +54,19 @@ impl Record {
                 }
             }
         }
+        let stated: Vec<&str> = self
+            .fields
+            .iter()
+            .find(|(key, _)| key == "inMessage")
+            .and_then(|(_, value)| value.as_array())
+            .map(|names| names.iter().filter_map(serde_json::Value::as_str).collect())
+            .unwrap_or_default();
         for (key, value) in &self.fields {
-            if key != "event" && key != "kind" {
+            if key != "event"
+                && key != "kind"
+                && key != "inMessage"
+                && !stated.contains(&key.as_ref())
+            {
                 out.push(' ');
                 pretty_text(&mut out, key);
                 out.push('=');
@@ -409,7 +420,7 @@ impl CallFacts<'_> {
         out.extend_from_slice(b"ms\"");
         ids_fields(out, &self.ids, Some((self.id, id_escaped.clone())));
         out.extend_from_slice(br#","event":"call","kind":"call","id":"#);
-        json_str_copied(out, id_escaped);
+        json_str_copied(out, id_escaped.clone());
         out.extend_from_slice(br#","target":""#);
         raw_str_contents(out, self.target);
         out.extend_from_slice(br#"","outcome":""#);
@@ -417,9 +428,18 @@ impl CallFacts<'_> {
         out.extend_from_slice(br#"","durationMs":"#);
         out.extend_from_slice(ms.as_bytes());
         out.extend_from_slice(&self.pack.json_fields);
+        if self.target == "check" {
+            out.extend_from_slice(br#","checkId":"#);
+            json_str_copied(out, id_escaped);
+        }
+        out.extend_from_slice(CALL_IN_MESSAGE_JSON);
         line_end(out);
     }
 }
+
+/// `,"inMessage":[…]`: the fields a `call` record's message states, which
+/// a readable line leaves out (as `@kindgi/log` marks them).
+const CALL_IN_MESSAGE_JSON: &[u8] = br#","inMessage":["target","id","outcome","durationMs"]"#;
 
 impl CallPack {
     /// The pack `pack_id` at `artifact_version`, as `call` records name it.

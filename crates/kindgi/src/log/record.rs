@@ -337,7 +337,7 @@ impl CallFacts<'_> {
 
     /// The same record as a [`Record`], for the readable format.
     pub(super) fn into_record(self) -> Record {
-        Record::lifecycle(
+        let record = Record::lifecycle(
             self.level(),
             "call",
             format!(
@@ -351,9 +351,18 @@ impl CallFacts<'_> {
         .field("outcome", self.outcome)
         .field("durationMs", self.duration_ms)
         .field("packId", self.pack.pack_id.as_str())
-        .field("artifactVersion", self.pack.artifact_version.as_str())
+        .field("artifactVersion", self.pack.artifact_version.as_str());
+        let record = if self.target == "check" {
+            record.field("checkId", self.id)
+        } else {
+            record
+        };
+        record.field("inMessage", CALL_IN_MESSAGE.to_vec())
     }
 }
+
+/// The fields a `call` record's message states (`inMessage`).
+pub(super) const CALL_IN_MESSAGE: [&str; 4] = ["target", "id", "outcome", "durationMs"];
 
 #[cfg(test)]
 mod tests {

@@ -84,7 +84,10 @@ pub(crate) fn call_answer(
             let body = serde_json::to_vec(&message).unwrap_or_default();
             let mut response = hyper::Response::new(Full::new(Bytes::from(body)));
             let headers = response.headers_mut();
-            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            headers.insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static(super::pack_http::JSON_CONTENT_TYPE),
+            );
             headers.insert(
                 DURATION_MS_HEADER.clone(),
                 HeaderValue::from(took.as_millis() as u64),
@@ -136,7 +139,7 @@ mod tests {
         assert_eq!(
             names_and_values(&response),
             [
-                ("content-type", "application/json"),
+                ("content-type", "application/json; charset=utf-8"),
                 ("kindgi-duration-ms", "12"),
                 ("kindgi-artifact-version", "20260101.1"),
             ]
@@ -156,7 +159,7 @@ mod tests {
         assert_eq!(
             names_and_values(&response),
             [
-                ("content-type", "application/json"),
+                ("content-type", "application/json; charset=utf-8"),
                 ("kindgi-duration-ms", "0")
             ]
             .map(|(name, value)| (name.to_owned(), value.to_owned()))

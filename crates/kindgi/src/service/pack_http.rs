@@ -38,13 +38,17 @@ pub const BODY_TIMEOUT: Duration = Duration::from_secs(60);
 
 const PACK_TOKEN: HeaderName = HeaderName::from_static(headers::PACK_TOKEN);
 
-/// `body` with `status`, as `application/json`.
+/// The content type of every answer: JSON in UTF-8, spelt as the Node and
+/// Python reference services spell it.
+pub const JSON_CONTENT_TYPE: &str = "application/json; charset=utf-8";
+
+/// `body` with `status`, as [`JSON_CONTENT_TYPE`].
 pub fn json(status: StatusCode, body: impl Into<Bytes>) -> Response {
     let mut response = http::Response::new(Full::new(body.into()));
     *response.status_mut() = status;
     response
         .headers_mut()
-        .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        .insert(CONTENT_TYPE, HeaderValue::from_static(JSON_CONTENT_TYPE));
     response
 }
 

@@ -20,10 +20,10 @@ use super::call_headers::CallHeaders;
 use super::check::run_check;
 use super::decode::{Decoded, decode};
 use super::pack_http::{self, header_text};
-use super::state::ServiceState;
+use super::state::{Invoker, ServiceState};
 use super::tool::run_tool;
 use super::traceparent::{caller_span, trace_ids};
-use crate::log::TransportIds;
+use crate::log::{Level, Record, TransportIds};
 
 /// After an answer sent before its request's body was read (a 413 from
 /// `Content-Length`, a 401, 415 or 503), the service goes on reading that
@@ -123,7 +123,16 @@ async fn handle(
                 .unwrap_or_else(|| pack_http::json(StatusCode::OK, r#"{"status":"ready"}"#))
         }),
         "/v1/info" => pack_http::wrong_method(method, &Method::GET)
-            .or_else(|| state.admission.refuse(&CallHeaders::of(&request.headers)))
+            .or_else(|| {
+                let refused = state.admission.refuse(&CallHeaders::of(&request.headers));
+                if refused
+                    .as_ref()
+                    .is_some_and(|r| r.status() == StatusCode::MISDIRECTED_REQUEST)
+                {
+                    log_tenant_mismatch(&state.invoker, "header");
+                }
+                refused
+            })
             .unwrap_or_else(|| pack_http::json(StatusCode::OK, state.info_body.clone())),
         "/v1/invoke" => match pack_http::wrong_method(method, &Method::POST) {
             Some(refused) => refused,
@@ -131,6 +140,22 @@ async fn handle(
         },
         path => pack_http::no_route(path),
     }
+}
+
+/// Logs a call refused `421` for another tenant (`tenant-mismatch`, warn):
+/// `via` says whether the `kindgi-tenant-id` header or the message's
+/// context named it. No id of the call: they are the other tenant's.
+fn log_tenant_mismatch(invoker: &Invoker, via: &'static str) {
+    invoker.logger.log(
+        Record::lifecycle(
+            Level::Warn,
+            "tenant-mismatch",
+            "A call for another tenant was refused",
+        )
+        .field("packId", invoker.index.pack_id.as_str())
+        .field("artifactVersion", invoker.index.artifact_version.as_str())
+        .field("via", via),
+    );
 }
 
 /// An invoke: admitted, decoded, run, answered.
@@ -148,6 +173,9 @@ async fn invoke(
         Err(refused) => {
             if let Some(Refused(reason)) = refused.extensions().get::<Refused>() {
                 state.invoker.telemetry.refused(reason);
+            }
+            if refused.status() == StatusCode::MISDIRECTED_REQUEST {
+                log_tenant_mismatch(&state.invoker, "header");
             }
             return refused;
         }
@@ -186,6 +214,7 @@ async fn invoke(
     let outcome = match decoded {
         Err(malformed) => Answer::Message(malformed.into()),
         Ok(Decoded::Tool(call)) if !state.admission.tenant_matches(&call.ctx.tenant_id) => {
+            log_tenant_mismatch(invoker, "context");
             Answer::TenantMismatch
         }
         Ok(Decoded::Tool(call)) => run_tool(invoker, call, &meta).await,
@@ -218,7 +247,9 @@ mod tests {
         assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
         assert_eq!(
             response.headers().get(CONTENT_TYPE),
-            Some(&http::HeaderValue::from_static("application/json"))
+            Some(&http::HeaderValue::from_static(
+                "application/json; charset=utf-8"
+            ))
         );
         assert_eq!(
             body(response).await,
