@@ -47,6 +47,7 @@ test('the pack: its tools, checks, agents and flows, and each tool’s facts', a
     'support.log-ticket',
     'support.post-reply',
     'support.refund-quote',
+    'support.ticket-status',
     'support.weekly-report',
   ]);
   assert.deepEqual(await listed('check'), ['support.no-card-numbers']);
@@ -63,6 +64,14 @@ test('the pack: its tools, checks, agents and flows, and each tool’s facts', a
   await page.click('summary:has-text("Input schema")');
   assert.match(await page.locator('[data-tool] details[open] pre').first().textContent(), /customerEmail/);
   await shot('pack');
+  // A declarative HTTP tool says what request it is.
+  await openTool('support.ticket-status');
+  const http = page.locator('[data-tool="support.ticket-status"] [data-section=http]');
+  assert.deepEqual(await http.locator('p').allTextContents(), [
+    'An HTTP request, no code: GET https://helpdesk.example.com/api/tickets/{ticketId}/status',
+    'bearer HELPDESK_TOKEN · timeout 10 s',
+  ]);
+  assert.equal(await page.locator('[data-tool="support.log-ticket"] [data-section=http]').count(), 0);
 });
 
 async function openFlow(id) {
@@ -174,8 +183,9 @@ test('an agent: its tools, guardrails and settings as links and text', async () 
     'support.approve-refund 1.0.0',
     'support.weekly-report 1.0.0',
     'support.refund-quote 1.0.0',
+    'support.ticket-status 1.0.0',
   ]);
-  assert.equal(await agent.locator('[data-section=tools] button[data-ref-kind=tool]').count(), 6);
+  assert.equal(await agent.locator('[data-section=tools] button[data-ref-kind=tool]').count(), 7);
   assert.deepEqual(await agent.locator('[data-section=guardrails] button.ref').allTextContents(), ['support.no-card-numbers']);
   assert.equal(await agent.locator('[data-setting=budget]').textContent(), 'BudgetmaxCostUsd0.25maxLatencyMs60000');
   assert.equal(await agent.locator('[data-setting=toolErrors]').textContent(), 'Tool errorsmaxRetries2');

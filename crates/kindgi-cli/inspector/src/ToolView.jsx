@@ -33,6 +33,32 @@ function Needs({ tool }) {
   );
 }
 
+/** A declarative HTTP tool's request (`spec: {kind: "http"}`), in a line. */
+function HttpRequest({ spec }) {
+  if (!spec || spec.kind !== 'http') return null;
+  const auth = spec.authorization;
+  const parts = [
+    auth?.kind === 'bearer' && `bearer ${auth.secretRef?.name}`,
+    auth?.kind === 'header' && `${auth.headerName}: ${auth.secretRef?.name}`,
+    spec.requestBody && `body ${spec.requestBody.kind}`,
+    `timeout ${(spec.timeoutMs ?? 30000) / 1000} s`,
+    spec.parseJson === false && 'answers text',
+    spec.successStatus && `succeeds on ${spec.successStatus.min}–${spec.successStatus.max}`,
+  ].filter(Boolean);
+  return (
+    <div className="http-spec" data-section="http">
+      <p>
+        An HTTP request, no code: <code>{spec.method} {spec.urlTemplate}</code>
+      </p>
+      <p className="muted">{parts.join(' · ')}</p>
+      <details>
+        <summary>Request spec</summary>
+        <Json value={spec} />
+      </details>
+    </div>
+  );
+}
+
 /** A call in flight: how long so far, and a button that cancels it. */
 function Running({ ticket }) {
   const [started] = useState(() => Date.now());
@@ -150,6 +176,7 @@ export default function ToolView({ tool, pack, past, onCalled, onLogs }) {
           </span>
         ))}
       </div>
+      <HttpRequest spec={tool.spec} />
       <Needs tool={tool} />
       <details>
         <summary>Input schema</summary>
