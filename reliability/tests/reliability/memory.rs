@@ -445,3 +445,52 @@ async fn eight_object_heavy_calls_at_once_stay_under_512_mib() {
     assert!(statuses.contains(&Ok(200)), "{statuses:?}");
     assert!(peak_mib < 512, "peak RSS {peak_mib} MiB");
 }
+
+/// Twelve bursts of 32 clients at once, each sending ~0.42 MB of objects
+/// (X13): the process peaks under 512 MiB, and once the bursts are over
+/// and the service idle, it gives back what they freed: its RSS comes back
+/// to within 64 MiB of where it was before them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn memory_is_given_back_once_a_burst_is_over() {
+    use std::sync::Arc;
+    let _heavy = heavy().await;
+    let service = Arc::new(start(&ServiceOptions::default()));
+    let small = list_in("input", r#"{"a":0}"#, 1_000);
+    assert_eq!(send(&service, &small, Framing::Length).await, Ok(200));
+    let before_mib = service.rss_kib() / 1024;
+    let body = Arc::new(list_in("input", r#"{"a":0}"#, 420_000));
+    let mut answered = 0;
+    for _ in 0..12 {
+        let mut calls = Vec::new();
+        for _ in 0..32 {
+            let (service, body) = (Arc::clone(&service), Arc::clone(&body));
+            calls.push(tokio::spawn(async move {
+                send(&service, &body, Framing::Length).await
+            }));
+        }
+        for call in calls {
+            let status = call.await.expect("call");
+            assert!(matches!(status, Ok(200 | 503)), "{status:?}");
+            answered += usize::from(status == Ok(200));
+        }
+    }
+    let peak_mib = service.peak_rss_kib() / 1024;
+    let after_mib = service.rss_kib() / 1024;
+    // Idle now: wait for the RSS to come down (it is given back within a
+    // second or two of the last call; 30 s is the bound).
+    let due = Instant::now() + Duration::from_secs(30);
+    let mut idle_mib = after_mib;
+    while idle_mib > before_mib + 64 && Instant::now() < due {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        idle_mib = service.rss_kib() / 1024;
+    }
+    println!(
+        "12 bursts of 32: {answered} ran; RSS {before_mib} MiB before, peak {peak_mib}, {after_mib} after the last, {idle_mib} once idle"
+    );
+    assert!(answered > 0);
+    assert!(peak_mib < 512, "peak RSS {peak_mib} MiB");
+    assert!(
+        idle_mib <= before_mib + 64,
+        "RSS {idle_mib} MiB 30 s after the bursts, {before_mib} MiB before them"
+    );
+}

@@ -78,7 +78,9 @@ pub(crate) fn run(pack: Pack, args: &[String]) -> ExitCode {
             .filter(|name| is_credential_var(name)),
     );
     let open_files = limits::raise_open_files();
-    process_env::return_large_blocks();
+    // One malloc arena per async worker (tokio starts one per core).
+    let workers = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
+    process_env::return_large_blocks(workers);
     let state = match boot(&pack, &config, &logger) {
         Ok(state) => state,
         Err(problems) => {

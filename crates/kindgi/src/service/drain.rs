@@ -22,7 +22,7 @@
 //! the `stopped` record is written at the latest.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use tokio::sync::Notify;
@@ -93,6 +93,15 @@ impl Drain {
     pub(crate) fn enter(&self) -> InFlightGuard {
         self.in_flight.enter()
     }
+
+    /// How many calls have entered since the service started, and how many
+    /// are in flight now.
+    pub(crate) fn calls(&self) -> (u64, usize) {
+        (
+            self.in_flight.entered.load(Ordering::Relaxed),
+            self.in_flight.count.load(Ordering::SeqCst),
+        )
+    }
 }
 
 /// The drain's clock, from the moment shutdown began.
@@ -154,6 +163,8 @@ pub(super) async fn cut_short(drain: &Drain) {
 #[derive(Debug, Default)]
 struct InFlight {
     count: AtomicUsize,
+    /// Every call that ever entered.
+    entered: AtomicU64,
     idle: Notify,
 }
 
@@ -161,6 +172,7 @@ impl InFlight {
     /// Counts a call until the guard drops.
     fn enter(self: &Arc<Self>) -> InFlightGuard {
         self.count.fetch_add(1, Ordering::SeqCst);
+        self.entered.fetch_add(1, Ordering::Relaxed);
         InFlightGuard(Arc::clone(self))
     }
 

@@ -36,6 +36,7 @@ pub(crate) mod decode;
 mod drain;
 mod env_filter;
 mod healthcheck;
+mod idle_memory;
 mod limits;
 #[cfg_attr(not(feature = "dev-front"), allow(dead_code, unreachable_pub))]
 pub mod pack_http;

@@ -8,6 +8,7 @@ use tokio::net::{TcpListener, TcpStream};
 
 use super::connections::{Connections, MAX_CONNECTIONS};
 use super::drain::{self, CLOSE_WINDOW, SETTLE_WINDOW, Stopping, WindowEnd};
+use super::idle_memory;
 use super::limits;
 use super::stalls::Watchdog;
 use super::state::ServiceState;
@@ -55,6 +56,8 @@ pub(super) async fn run(
     // Watches the async handlers for one that blocks its thread, until the
     // service stops.
     let _watchdog = Watchdog::start(Arc::clone(&state.invoker.stalls), Arc::clone(logger));
+    // Gives freed memory back once a burst of calls is over.
+    let idle_memory = idle_memory::watch(Arc::clone(&state));
     // A connection taken from the listener, waiting for a slot. Kept here,
     // across both loops, rather than in a future of their select, so that
     // no other branch firing ever drops it.
@@ -71,6 +74,9 @@ pub(super) async fn run(
         drain::cut_short(&state.drain).await;
     }
     finish(listener, arrived, connections, &state, &stopping).await;
+    if let Some(idle_memory) = idle_memory {
+        idle_memory.abort();
+    }
     // The spans and metrics still held go out, within what is left before
     // `stopped` is due (the SDK says what it dropped, before it).
     if state.invoker.telemetry.is_on() {
