@@ -394,9 +394,13 @@ async fn continuation_floods_end_at_the_header_list_limit() {
             Some(0xb),
             "GOAWAY ENHANCE_YOUR_CALM for frames of {frame_size} bytes: {flood:?}"
         );
+        // The service reads a header list's limit (64 KiB) and a little; the
+        // client also fills the kernel's buffers on both sides of the
+        // loopback (a few MiB under load). A service that read on would
+        // take the whole 32 MiB.
         assert!(
-            flood.written < 1024 * 1024,
-            "read at most the limit's worth: {flood:?}"
+            flood.written < 8 * 1024 * 1024,
+            "read at most the limit's worth and the socket buffers: {flood:?}"
         );
         let healthz = http::exchange(
             service.addr(),

@@ -9,7 +9,7 @@
 use std::fmt::Write as _;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
-use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, utf8_percent_encode};
+use kindgi_protocol::percent::encode_component;
 use serde_json::{Map, Value};
 
 use super::http_spec::{DEFAULT_TIMEOUT, HttpAuth, HttpBody, HttpMethod, HttpSpec};
@@ -20,19 +20,6 @@ pub(crate) const MAX_RESPONSE_BYTES: usize = 10 * 1024 * 1024;
 
 /// The most of a failed call's body its error message keeps, in characters.
 const ERROR_BODY_CHARS: usize = 512;
-
-/// What `encodeURIComponent` leaves as it is: letters, digits and
-/// `-_.!~*'()`.
-const COMPONENT: &AsciiSet = &NON_ALPHANUMERIC
-    .remove(b'-')
-    .remove(b'_')
-    .remove(b'.')
-    .remove(b'!')
-    .remove(b'~')
-    .remove(b'*')
-    .remove(b'\'')
-    .remove(b'(')
-    .remove(b')');
 
 /// Runs `spec` for tool `tool_id` with `input`, its secret from `ctx`.
 pub(crate) async fn call(
@@ -230,7 +217,7 @@ fn fill_url(
             ));
         };
         consumed.push(name.to_owned());
-        Ok(Some(utf8_percent_encode(&text, COMPONENT).to_string()))
+        Ok(Some(encode_component(&text)))
     })?;
     Ok((url, consumed))
 }
