@@ -72,6 +72,7 @@ test('the pack: its tools, checks, agents and flows, and each tool’s facts', a
     'bearer HELPDESK_TOKEN · timeout 10 s',
   ]);
   assert.equal(await page.locator('[data-tool="support.log-ticket"] [data-section=http]').count(), 0);
+  await shot('http-tool');
 });
 
 async function openFlow(id) {
