@@ -636,3 +636,80 @@ async fn trickling_heads_past_the_cap_make_room_for_new_clients() {
     }
     assert!(p99 < Duration::from_millis(100), "p99 {p99:?}");
 }
+
+/// Sends `message` on a connection of its own and at once closes the
+/// sending side (`shutdown(SHUT_WR)`, as `nc -N` does); the answer's
+/// status, or `None` when the connection ended without one.
+async fn call_then_half_close(
+    service: &kindgi_reliability::PackService,
+    message: &serde_json::Value,
+) -> Option<u16> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(service.addr())
+        .await
+        .expect("connect");
+    let request = invoke::invoke(service.token(), message).to_bytes();
+    stream.write_all(&request).await.expect("send");
+    stream.shutdown().await.expect("half-close");
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(WAIT, stream.read_to_end(&mut answer)).await;
+    let text = String::from_utf8_lossy(&answer);
+    text.split(' ').nth(1).and_then(|code| code.parse().ok())
+}
+
+/// A caller that sends its request and at once half-closes (X15): a call
+/// that answers at once is answered, and any other ends `cancelled`, as a
+/// call whose caller went away; each is logged, one `call` record a call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_then_a_half_close_is_answered_or_logged_cancelled() {
+    let service = start(&ServiceOptions::default());
+    let message = |tool: &str, input: serde_json::Value, run: String| {
+        json!({"v": 2, "kind": "invoke", "tool": {"id": tool}, "input": input,
+            "ctx": {"tenantId": "t1", "runId": run}})
+    };
+    let mut answered = Vec::new();
+    let mut runs = Vec::new();
+    for n in 0..10 {
+        let quick = format!("half-quick-{n}");
+        let slow = format!("half-slow-{n}");
+        answered.push(
+            call_then_half_close(
+                &service,
+                &message("stress.count", json!({"items": ["a"]}), quick.clone()),
+            )
+            .await,
+        );
+        assert_eq!(
+            call_then_half_close(
+                &service,
+                &message("stress.sleep", json!({"ms": 60_000}), slow.clone())
+            )
+            .await,
+            None,
+            "a call still running when its caller half-closed"
+        );
+        runs.push((quick, "ok"));
+        runs.push((slow, "cancelled"));
+    }
+    assert_eq!(answered, [Some(200); 10]);
+    let all_logged = |records: &[serde_json::Value]| {
+        runs.iter().all(|(run, _)| {
+            records
+                .iter()
+                .any(|r| r["kind"] == "call" && r["runId"] == run.as_str())
+        })
+    };
+    assert!(
+        tokio::task::block_in_place(|| service.wait_records(all_logged, WAIT)),
+        "a call without its record"
+    );
+    let records = service.records();
+    for (run, outcome) in &runs {
+        let of_run: Vec<&serde_json::Value> = records
+            .iter()
+            .filter(|r| r["kind"] == "call" && r["runId"] == run.as_str())
+            .collect();
+        assert_eq!(of_run.len(), 1, "{run}: {of_run:?}");
+        assert_eq!(of_run[0]["outcome"], *outcome, "{run}");
+    }
+}

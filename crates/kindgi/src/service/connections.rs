@@ -25,6 +25,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::late_eof::LateEof;
 use super::state::ServiceState;
 use super::{routes, transport};
 
@@ -146,8 +147,9 @@ impl Connections {
                     }
                 });
                 let server = transport::server(header_timeout);
-                let mut connection =
-                    std::pin::pin!(server.serve_connection(TokioIo::new(stream), service));
+                let mut connection = std::pin::pin!(
+                    server.serve_connection(TokioIo::new(LateEof::new(stream)), service)
+                );
                 // Closed to make room, or its first head late. Once that
                 // head is in, leaving the list drops the sender: an error,
                 // which leaves the connection to hyper from then on.

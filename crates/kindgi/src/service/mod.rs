@@ -37,6 +37,7 @@ mod drain;
 mod env_filter;
 mod healthcheck;
 mod idle_memory;
+mod late_eof;
 mod limits;
 #[cfg_attr(not(feature = "dev-front"), allow(dead_code, unreachable_pub))]
 pub mod pack_http;
