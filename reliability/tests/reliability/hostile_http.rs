@@ -658,8 +658,10 @@ async fn call_then_half_close(
 }
 
 /// A caller that sends its request and at once half-closes (X15): a call
-/// that answers at once is answered, and any other ends `cancelled`, as a
-/// call whose caller went away; each is logged, one `call` record a call.
+/// that answers at once (a quick tool, a check) is answered, and any other
+/// (an async or a blocking handler still running) ends `cancelled`, as a
+/// call whose caller went away; each tool call is logged, one `call`
+/// record a call.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_then_a_half_close_is_answered_or_logged_cancelled() {
     let service = start(&ServiceOptions::default());
@@ -692,6 +694,21 @@ async fn a_request_then_a_half_close_is_answered_or_logged_cancelled() {
         runs.push((slow, "cancelled"));
     }
     assert_eq!(answered, [Some(200); 10]);
+    // A blocking handler still running: cancelled, logged. A check that
+    // answers at once: answered.
+    let blocking = "half-blocking".to_owned();
+    assert_eq!(
+        call_then_half_close(
+            &service,
+            &message("stress.block", json!({"ms": 2_000}), blocking.clone())
+        )
+        .await,
+        None
+    );
+    runs.push((blocking, "cancelled"));
+    let check = json!({"v": 2, "kind": "check-invoke", "check": {"id": "stress.checks.ok"},
+        "config": {}, "trace": {"runId": "half-check", "tenantId": "t1", "output": "x"}});
+    assert_eq!(call_then_half_close(&service, &check).await, Some(200));
     let all_logged = |records: &[serde_json::Value]| {
         runs.iter().all(|(run, _)| {
             records
