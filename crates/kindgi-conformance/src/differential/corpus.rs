@@ -35,6 +35,9 @@ pub(crate) enum Act {
     /// Starts a `conformance.hold` call and closes the connection once the
     /// handler runs: the caller going away.
     Disconnect,
+    /// Sends the request and at once closes the sending side of the
+    /// connection (`shutdown(SHUT_WR)`), then reads what comes.
+    HalfClose(Request),
 }
 
 /// One entry of the corpus.
@@ -419,6 +422,22 @@ pub(crate) fn corpus() -> Vec<Probe> {
             id: "tool.disconnect",
             run: run_of("tool.disconnect"),
             act: Act::Disconnect,
+        },
+        // A caller that half-closes with its request: a call that answers
+        // at once, and one still running.
+        Probe {
+            id: "tool.half-close.quick",
+            run: run_of("tool.half-close.quick"),
+            act: Act::HalfClose(message(&json!({"v": 2, "kind": "invoke",
+                "tool": {"id": echo}, "input": {"message": "hi"},
+                "ctx": ctx("tool.half-close.quick")}))),
+        },
+        Probe {
+            id: "tool.half-close.running",
+            run: run_of("tool.half-close.running"),
+            act: Act::HalfClose(message(&json!({"v": 2, "kind": "invoke",
+                "tool": {"id": "conformance.sleep"}, "input": {"ms": 60_000},
+                "ctx": ctx("tool.half-close.running")}))),
         },
     ]
 }

@@ -94,6 +94,7 @@ async fn send(service: &Service, probe: &Probe, work: &Path) -> Result<Observati
             Ok(answered(&outcome))
         }
         Act::Disconnect => disconnect(service, probe, work).await,
+        Act::HalfClose(request) => half_close(service, &build(service, request)).await,
     }
 }
 
@@ -191,6 +192,30 @@ async fn disconnect(service: &Service, probe: &Probe, work: &Path) -> Result<Obs
         headers: BTreeMap::new(),
         body: Value::Null,
         records: Vec::new(),
+    })
+}
+
+/// Sends `request`, at once closes the sending side, and reads until the
+/// service closes: its answer, if one came.
+async fn half_close(service: &Service, request: &HttpRequest) -> Result<Observation, String> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(service.addr())
+        .await
+        .map_err(|e| format!("cannot connect: {e}"))?;
+    stream
+        .write_all(&request.to_bytes())
+        .await
+        .map_err(|e| format!("cannot send: {e}"))?;
+    stream
+        .shutdown()
+        .await
+        .map_err(|e| format!("cannot half-close: {e}"))?;
+    let mut bytes = Vec::new();
+    let _ = tokio::time::timeout(SOON, stream.read_to_end(&mut bytes)).await;
+    let mut reader = tokio::io::BufReader::new(bytes.as_slice());
+    Ok(match http::read_response_from(&mut reader).await {
+        Ok(response) => answered(&Outcome::Answered(response)),
+        Err(e) => answered(&Outcome::NoAnswer(e.to_string())),
     })
 }
 
