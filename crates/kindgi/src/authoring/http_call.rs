@@ -7,6 +7,7 @@
 //! Node reference words it, and never holds a secret's value.
 
 use std::fmt::Write as _;
+use std::sync::OnceLock;
 
 use http::{HeaderMap, HeaderName, HeaderValue};
 use kindgi_protocol::percent::encode_component;
@@ -21,10 +22,43 @@ pub(crate) const MAX_RESPONSE_BYTES: usize = 10 * 1024 * 1024;
 /// The most of a failed call's body its error message keeps, in characters.
 const ERROR_BODY_CHARS: usize = 512;
 
-/// Runs `spec` for tool `tool_id` with `input`, its secret from `ctx`.
-pub(crate) async fn call(
+/// What a declarative HTTP tool's calls share: its spec, its id, and one
+/// HTTP client (its connection pool), made on the first call.
+#[derive(Debug)]
+pub(crate) struct HttpRunner {
+    spec: HttpSpec,
+    tool_id: String,
+    client: OnceLock<reqwest::Client>,
+}
+
+impl HttpRunner {
+    /// The runner of `spec` for tool `tool_id`.
+    pub(crate) fn new(spec: HttpSpec, tool_id: String) -> Self {
+        Self {
+            spec,
+            tool_id,
+            client: OnceLock::new(),
+        }
+    }
+
+    /// Runs the spec with `input`, its secret from `ctx`.
+    pub(crate) async fn call(&self, input: Value, ctx: &ToolContext) -> Result<Value, ToolError> {
+        let client = self.client.get_or_init(|| {
+            client(matches!(
+                self.spec.authorization,
+                Some(HttpAuth::Header { .. })
+            ))
+        });
+        call(&self.spec, &self.tool_id, client, input, ctx).await
+    }
+}
+
+/// Runs `spec` for tool `tool_id` with `input` through `client`, its
+/// secret from `ctx`.
+async fn call(
     spec: &HttpSpec,
     tool_id: &str,
+    client: &reqwest::Client,
     input: Value,
     ctx: &ToolContext,
 ) -> Result<Value, ToolError> {
@@ -62,7 +96,6 @@ pub(crate) async fn call(
         );
     }
     let timeout = spec.timeout.unwrap_or(DEFAULT_TIMEOUT);
-    let client = client(matches!(spec.authorization, Some(HttpAuth::Header { .. })));
     let mut request = client
         .request(method(spec.method), url.as_str())
         .headers(headers);

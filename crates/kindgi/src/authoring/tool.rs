@@ -10,6 +10,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::handler::{AsyncHandler, BlockingHandler};
+use super::http_call::HttpRunner;
 use super::http_spec::HttpSpec;
 use super::input::ToolInput;
 use super::numbers::TypedRefusal;
@@ -514,11 +515,10 @@ impl Tool {
         I: JsonSchema,
         O: JsonSchema,
     {
-        let id = self.id.clone();
-        let run = spec.clone();
+        let runner = Arc::new(HttpRunner::new(spec.clone(), self.id.clone()));
         let handler = move |input: Value, ctx: ToolContext| {
-            let (run, id) = (run.clone(), id.clone());
-            async move { super::http_call::call(&run, &id, input, &ctx).await }
+            let runner = Arc::clone(&runner);
+            async move { runner.call(input, &ctx).await }
         };
         self.handler = Some(handler.into_async_fn().0);
         self.derived = Some(Derived {
