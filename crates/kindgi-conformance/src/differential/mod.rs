@@ -37,8 +37,6 @@ mod scenarios;
 
 use std::time::Duration;
 
-use serde_json::Value;
-
 pub use accepted::{Accepted, parse_accepted};
 pub use compare::{Difference, Part, PartPattern};
 use observe::Observation;
@@ -241,7 +239,10 @@ impl Differential {
             let b = b.map_err(|e| format!("{}: the reference: {e}", probe.id))?;
             seen.push((a, b));
         }
-        let (records_ours, records_reference) = tokio::join!(stopped(&ours), stopped(&reference));
+        let (records_ours, records_reference) = tokio::join!(
+            observe::stopped(&ours, STOP_GRACE),
+            observe::stopped(&reference, STOP_GRACE)
+        );
         let mut pairs = vec![Pair {
             id: BOOT.to_owned(),
             ours: Observation::records_only(observe::boot_records(&records_ours)),
@@ -298,20 +299,6 @@ async fn start(target: &Target, index: &std::path::Path, name: &str) -> Result<S
         .start(&options)
         .await
         .map_err(|e| format!("{name}: {e}"))
-}
-
-/// Stops `service` with SIGTERM and returns every record it wrote.
-async fn stopped(service: &Service) -> Vec<Value> {
-    service.stop(STOP_GRACE).await;
-    // The readers take the last lines once the process has exited.
-    let output = service.output();
-    let _ = output
-        .wait_for_record(
-            |r| r.get("kind") == Some(&Value::from("stopped")),
-            STOP_GRACE,
-        )
-        .await;
-    output.records()
 }
 
 /// Starts `target` for `scenario` in a folder of its own and runs it.

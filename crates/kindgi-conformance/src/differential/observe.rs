@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::path::Path;
 use std::time::Duration;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::corpus::{self, Act, Auth, Probe, Request};
 use crate::harness::Service;
@@ -112,11 +112,7 @@ fn build(service: &Service, request: &Request) -> HttpRequest {
     for (name, value) in &request.headers {
         built = built.header(name, value);
     }
-    if request.body.is_empty() && request.method == "POST" {
-        built
-    } else {
-        built.body(request.body.clone())
-    }
+    built.body(request.body.clone())
 }
 
 /// The observation of an exchange's outcome (records come later).
@@ -263,17 +259,32 @@ pub(crate) fn boot_records(records: &[Value]) -> Vec<Value> {
 /// `listening` one: what the service writes about itself while serving and
 /// stopping.
 pub(crate) fn process_records(records: &[Value], windows: &[Range<usize>]) -> Vec<Value> {
-    let listening = records
-        .iter()
-        .position(|r| r.get("kind") == Some(&Value::from("listening")))
-        .unwrap_or(0);
     records
         .iter()
         .enumerate()
-        .skip(listening + 1)
+        .skip(after_listening(records))
         .filter(|(i, r)| r.get("runId").is_none() && !windows.iter().any(|w| w.contains(i)))
         .map(|(_, r)| normalize_record(r.clone()))
         .collect()
+}
+
+/// Where the records after the `listening` one start (0 without one).
+pub(crate) fn after_listening(records: &[Value]) -> usize {
+    records
+        .iter()
+        .position(|r| r.get("kind") == Some(&Value::from("listening")))
+        .map_or(0, |at| at + 1)
+}
+
+/// Stops `service` with SIGTERM (killed after `grace`) and returns every
+/// record it wrote, its `stopped` one waited for.
+pub(crate) async fn stopped(service: &Service, grace: Duration) -> Vec<Value> {
+    service.stop(grace).await;
+    let output = service.output();
+    let _ = output
+        .wait_for_record(|r| r.get("kind") == Some(&Value::from("stopped")), grace)
+        .await;
+    output.records()
 }
 
 /// A record with what differs on every run put in words: `time`, the
@@ -305,13 +316,9 @@ pub(crate) fn normalize_record(mut record: Value) -> Value {
 /// A body with a thrown error's stack trace put in words: it names the
 /// service's own files and lines.
 fn normalize_body(body: &mut Value) {
-    if let Some(Value::Object(cause)) = body.get_mut("cause") {
-        normalize_stack(cause);
-    }
-}
-
-fn normalize_stack(cause: &mut Map<String, Value>) {
-    if cause.get("stack").is_some_and(Value::is_string) {
+    if let Some(Value::Object(cause)) = body.get_mut("cause")
+        && cause.get("stack").is_some_and(Value::is_string)
+    {
         cause.insert("stack".to_owned(), Value::from("<stack>"));
     }
 }

@@ -140,18 +140,9 @@ impl Scenario {
                 ]
             }
         };
-        service.stop(SOON).await;
-        let _ = service
-            .output()
-            .wait_for_record(|r| r.get("kind") == Some(&Value::from("stopped")), SOON)
-            .await;
-        let records = service.output().records();
-        let listening = records
-            .iter()
-            .position(|r| r.get("kind") == Some(&Value::from("listening")))
-            .map_or(0, |at| at + 1);
+        let records = observe::stopped(service, SOON).await;
         seen.push(Observation::records_only(
-            records[listening.min(records.len())..]
+            records[observe::after_listening(&records)..]
                 .iter()
                 .map(|r| observe::normalize_record(r.clone()))
                 .collect(),
