@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use time::OffsetDateTime;
 use time::macros::format_description;
 
-use super::record::{CallFacts, CallPack, Ids, Level, PACK, Record};
+use super::record::{CALL_IN_MESSAGE, CallFacts, CallPack, Ids, Level, PACK, Record};
 
 impl Record {
     /// The record as a JSON line, on its own.
@@ -432,14 +432,10 @@ impl CallFacts<'_> {
             out.extend_from_slice(br#","checkId":"#);
             json_str_copied(out, id_escaped);
         }
-        out.extend_from_slice(CALL_IN_MESSAGE_JSON);
+        out.extend_from_slice(&self.pack.in_message_json);
         line_end(out);
     }
 }
-
-/// `,"inMessage":[…]`: the fields a `call` record's message states, which
-/// a readable line leaves out (as `@kindgi/log` marks them).
-const CALL_IN_MESSAGE_JSON: &[u8] = br#","inMessage":["target","id","outcome","durationMs"]"#;
 
 impl CallPack {
     /// The pack `pack_id` at `artifact_version`, as `call` records name it.
@@ -449,10 +445,16 @@ impl CallPack {
         json_str(&mut json_fields, pack_id);
         json_fields.extend_from_slice(br#","artifactVersion":"#);
         json_str(&mut json_fields, artifact_version);
+        let mut in_message_json = br#","inMessage":"#.to_vec();
+        json_value(
+            &mut in_message_json,
+            &serde_json::Value::from(CALL_IN_MESSAGE.to_vec()),
+        );
         Self {
             pack_id: pack_id.to_owned(),
             artifact_version: artifact_version.to_owned(),
             json_fields: json_fields.into_boxed_slice(),
+            in_message_json: in_message_json.into_boxed_slice(),
         }
     }
 }

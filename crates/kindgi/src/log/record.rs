@@ -324,6 +324,9 @@ pub(crate) struct CallPack {
     pub(super) artifact_version: String,
     /// `,"packId":…,"artifactVersion":…`.
     pub(super) json_fields: Box<[u8]>,
+    /// `,"inMessage":[…]`: [`CALL_IN_MESSAGE`], which a readable line
+    /// leaves out (as `@kindgi/log` marks them).
+    pub(super) in_message_json: Box<[u8]>,
 }
 
 impl CallFacts<'_> {
