@@ -393,7 +393,7 @@ fn property_names(schema: &Value) -> Vec<&str> {
         .unwrap_or_default()
 }
 
-fn both<T: JsonSchema>() -> (Value, Value) {
+fn both<T: JsonSchema + DeserializeOwned>() -> (Value, Value) {
     let (input, output) = (input_schema_for::<T>(), output_schema_for::<T>());
     assert_self_contained(&input);
     assert_self_contained(&output);
@@ -1052,6 +1052,8 @@ where
     strings_of(&input_schema, &mut names);
     strings_of(&output_schema, &mut names);
     names.extend(["unknown".to_owned(), String::new()]);
+    // Integer map keys past each width's end (and the last in range).
+    names.extend(["255", "256", "-128", "-129", "32767", "32768", "65536"].map(String::from));
     names.sort();
     names.dedup();
     // The schemas' own strings are candidate values too (tags, variants).

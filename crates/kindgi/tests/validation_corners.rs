@@ -3,8 +3,9 @@
 //! text read (over HTTP) and on the tree read (`TestPack`) alike, and both
 //! hand the handler the number the schema checked, narrowed alike. Issues
 //! under odd map keys name their value; a value its schema passes and its
-//! type's `Deserialize` refuses is refused at its own pointer. An integer
-//! past 2^53 − 1 reaches a handler as JavaScript reads it.
+//! type's `Deserialize` refuses is refused at its own pointer, and an
+//! integer map key out of its type's range by the schema. An integer past
+//! 2^53 − 1 reaches a handler as JavaScript reads it.
 
 mod common;
 
@@ -153,6 +154,73 @@ async fn an_issue_under_an_odd_key_names_that_value() {
             );
         }
     }
+    assert_eq!(served.stop().await, Ok(()));
+}
+
+#[derive(Deserialize, JsonSchema)]
+struct Levels {
+    by_byte: std::collections::BTreeMap<u8, bool>,
+    by_offset: std::collections::BTreeMap<i8, bool>,
+}
+
+async fn levels(input: Levels, _ctx: ToolContext) -> Result<Value, ToolError> {
+    Ok(json!({"keys": input.by_byte.len() + input.by_offset.len()}))
+}
+
+fn levels_pack() -> Pack {
+    Pack::new().tool(
+        Tool::new("acme.levels")
+            .description("Levels.")
+            .handler(levels),
+    )
+}
+
+/// A map key out of its integer type's range is refused by the schema,
+/// as any key no pattern takes, and the keys at the range's ends read.
+#[tokio::test]
+async fn an_integer_key_out_of_its_types_range_is_refused_by_the_schema() {
+    let served = common::Served::start(levels_pack, TOKEN).await;
+    let tested = TestPack::new(levels_pack()).expect("a valid pack");
+    for (input, pointer) in [
+        (
+            json!({"by_byte": {"256": true}, "by_offset": {}}),
+            "/by_byte",
+        ),
+        (
+            json!({"by_byte": {}, "by_offset": {"128": true}}),
+            "/by_offset",
+        ),
+        (
+            json!({"by_byte": {}, "by_offset": {"-129": true}}),
+            "/by_offset",
+        ),
+    ] {
+        let over_http = served.invoke("acme.levels", input.clone(), None).await;
+        let in_tests = tested
+            .call("acme.levels", input.clone(), TestContext::new())
+            .await;
+        let in_tests = serde_json::to_value(in_tests.error().expect("refused")).expect("JSON");
+        for answer in [&over_http, &in_tests] {
+            let issue = first_issue(answer);
+            assert_eq!(
+                (
+                    issue["instancePath"].as_str(),
+                    issue["keyword"].as_str(),
+                    issue["message"].as_str()
+                ),
+                (
+                    Some(pointer),
+                    Some("additionalProperties"),
+                    Some("must NOT have additional properties")
+                ),
+                "{input}: {issue}"
+            );
+        }
+    }
+    let input =
+        json!({"by_byte": {"0": true, "255": false}, "by_offset": {"-128": true, "127": true}});
+    let answer = served.invoke("acme.levels", input, None).await;
+    assert_eq!(answer["output"], json!({"keys": 4}), "{answer}");
     assert_eq!(served.stop().await, Ok(()));
 }
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::handler::{AsyncHandler, BlockingHandler};
@@ -16,6 +17,7 @@ use super::input::ToolInput;
 use super::numbers::TypedRefusal;
 #[cfg(feature = "fast-input")]
 use super::text_input::TextReader;
+use crate::schema::unread_input_schema_for;
 use crate::{
     EffectKind, Sandbox, SourceFile, ToolContext, ToolError, input_schema_for, output_schema_for,
 };
@@ -522,7 +524,7 @@ impl Tool {
         };
         self.handler = Some(handler.into_async_fn().0);
         self.derived = Some(Derived {
-            input: input_schema_for::<I>(),
+            input: unread_input_schema_for::<I>(),
             output: output_schema_for::<O>(),
             pauses: false,
         });
@@ -530,7 +532,7 @@ impl Tool {
         self
     }
 
-    fn set_types<I: JsonSchema, O: ToolOutput>(&mut self) {
+    fn set_types<I: JsonSchema + DeserializeOwned, O: ToolOutput>(&mut self) {
         self.derived = Some(Derived {
             input: input_schema_for::<I>(),
             output: O::output_schema(),

@@ -3,10 +3,13 @@
 //! differently. [`input_schema_for`] documents both and what they do with
 //! each serde attribute.
 
+mod integer_keys;
+
 use std::cmp::Ordering;
 
 use schemars::JsonSchema;
 use schemars::generate::SchemaSettings;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Number, Value};
 
 /// The JSON Schema (draft 2020-12) of what serde **reads** into `T` (its
@@ -104,10 +107,15 @@ use serde_json::{Map, Number, Value};
 /// What no derived schema says exactly:
 ///
 /// - Integer map keys (`BTreeMap<u8, T>`): schemars writes a pattern of
-///   digits, made here to match only the keys serde reads (no sign but a
-///   leading `-` for a signed type, no leading zero: not `"007"`, `"+1"`
-///   or `"-0"`); keys out of the type's range (`"256"` for a `u8`) match
-///   it too, and are refused by serde, at the map's `instancePath`.
+///   digits whatever the key type. The pattern here matches only the keys
+///   serde reads: no sign but a leading `-` for a signed type, no leading
+///   zero (not `"007"`, `"+1"` or `"-0"`), and within the key type's range
+///   (not `"256"` for a `u8`), which is found by reading a small instance
+///   with keys at each integer width's end into `T`. A key type with a
+///   range of its own (`NonZeroU8`), or a map inside an internally tagged
+///   or untagged enum (which serde reads from buffered content, where no
+///   key reads as an integer), keeps the digits; serde then refuses the
+///   key at the map's `instancePath`.
 /// - A NaN or infinite float in an output: serde_json writes it as `null`,
 ///   which the output schema's `number` refuses (the output check then
 ///   refuses the output).
@@ -137,7 +145,16 @@ use serde_json::{Map, Number, Value};
 /// assert_eq!(schema["additionalProperties"], false);
 /// ```
 #[must_use]
-pub fn input_schema_for<T: JsonSchema + ?Sized>() -> Value {
+pub fn input_schema_for<T: JsonSchema + DeserializeOwned>() -> Value {
+    let mut schema = derive::<T>(Side::Input);
+    integer_keys::narrow::<T>(&mut schema);
+    schema
+}
+
+/// The input schema of a type no serde reads (a declarative HTTP tool's
+/// input, which the request carries as it is): [`input_schema_for`]
+/// without the integer keys' range.
+pub(crate) fn unread_input_schema_for<T: JsonSchema + ?Sized>() -> Value {
     derive::<T>(Side::Input)
 }
 
@@ -332,8 +349,8 @@ fn tidy(schema: &mut Value, place: Place, side: Side) {
 /// keys serde_json reads into an integer: digits with no leading zero (and
 /// a `-` before them for a signed type).
 const INTEGER_KEY_PATTERNS: [(&str, &str); 2] = [
-    (r"^\d+$", r"^(0|[1-9]\d*)$"),
-    (r"^-?\d+$", r"^(0|-?[1-9]\d*)$"),
+    (r"^\d+$", integer_keys::UNSIGNED),
+    (r"^-?\d+$", integer_keys::SIGNED),
 ];
 
 /// Narrows the key patterns of a map with integer keys to the keys serde
