@@ -638,12 +638,13 @@ async fn trickling_heads_past_the_cap_make_room_for_new_clients() {
 }
 
 /// Sends `message` on a connection of its own and at once closes the
-/// sending side (`shutdown(SHUT_WR)`, as `nc -N` does); the answer's
-/// status, or `None` when the connection ended without one.
+/// sending side (`shutdown(SHUT_WR)`, as `nc -N` does); the statuses of
+/// what came back, interim ones first (none when the connection ended
+/// without an answer).
 async fn call_then_half_close(
     service: &kindgi_reliability::PackService,
     message: &serde_json::Value,
-) -> Option<u16> {
+) -> Vec<u16> {
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let mut stream = tokio::net::TcpStream::connect(service.addr())
         .await
@@ -653,62 +654,90 @@ async fn call_then_half_close(
     stream.shutdown().await.expect("half-close");
     let mut answer = Vec::new();
     let _ = tokio::time::timeout(WAIT, stream.read_to_end(&mut answer)).await;
-    let text = String::from_utf8_lossy(&answer);
-    text.split(' ').nth(1).and_then(|code| code.parse().ok())
+    String::from_utf8_lossy(&answer)
+        .split("\r\n")
+        .filter_map(|line| line.strip_prefix("HTTP/1.1 "))
+        .filter_map(|status| status.split(' ').next()?.parse().ok())
+        .collect()
 }
 
-/// A caller that sends its request and at once half-closes (X15): a call
-/// that answers at once (a quick tool, a check) is answered, and any other
-/// (an async or a blocking handler still running) ends `cancelled`, as a
-/// call whose caller went away; each tool call is logged, one `call`
-/// record a call.
+/// Sends `message` on a connection of its own and at once closes it, as a
+/// caller that gives up does.
+async fn call_then_close(service: &kindgi_reliability::PackService, message: &serde_json::Value) {
+    use tokio::io::AsyncWriteExt;
+    let mut stream = tokio::net::TcpStream::connect(service.addr())
+        .await
+        .expect("connect");
+    let request = invoke::invoke(service.token(), message).to_bytes();
+    stream.write_all(&request).await.expect("send");
+}
+
+/// A caller that sends its request and at once half-closes (X15) is
+/// answered: at once by a call that answers at once (a quick tool, a
+/// check), after an interim `100 Continue` by one still running (async or
+/// blocking). A caller that closes its socket and leaves is not: its call
+/// ends `cancelled`. Each tool call is logged, one `call` record a call.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_request_then_a_half_close_is_answered_or_logged_cancelled() {
+async fn a_request_then_a_half_close_is_answered_and_a_caller_gone_cancelled() {
     let service = start(&ServiceOptions::default());
     let message = |tool: &str, input: serde_json::Value, run: String| {
         json!({"v": 2, "kind": "invoke", "tool": {"id": tool}, "input": input,
             "ctx": {"tenantId": "t1", "runId": run}})
     };
-    let mut answered = Vec::new();
     let mut runs = Vec::new();
     for n in 0..10 {
         let quick = format!("half-quick-{n}");
         let slow = format!("half-slow-{n}");
-        answered.push(
-            call_then_half_close(
-                &service,
-                &message("stress.count", json!({"items": ["a"]}), quick.clone()),
-            )
-            .await,
-        );
+        let gone = format!("gone-{n}");
+        let statuses = call_then_half_close(
+            &service,
+            &message("stress.count", json!({"items": ["a"]}), quick.clone()),
+        )
+        .await;
+        assert_eq!(statuses.last(), Some(&200), "{quick}: {statuses:?}");
         assert_eq!(
             call_then_half_close(
                 &service,
-                &message("stress.sleep", json!({"ms": 60_000}), slow.clone())
+                &message("stress.sleep", json!({"ms": 200}), slow.clone())
             )
             .await,
-            None,
+            [100, 200],
             "a call still running when its caller half-closed"
         );
+        call_then_close(
+            &service,
+            &message("stress.sleep", json!({"ms": 60_000}), gone.clone()),
+        )
+        .await;
         runs.push((quick, "ok"));
-        runs.push((slow, "cancelled"));
+        runs.push((slow, "ok"));
+        runs.push((gone, "cancelled"));
     }
-    assert_eq!(answered, [Some(200); 10]);
-    // A blocking handler still running: cancelled, logged. A check that
-    // answers at once: answered.
+    // A blocking handler still running: answered; its caller gone:
+    // cancelled. A check that answers at once: answered.
     let blocking = "half-blocking".to_owned();
     assert_eq!(
         call_then_half_close(
             &service,
-            &message("stress.block", json!({"ms": 2_000}), blocking.clone())
+            &message("stress.block", json!({"ms": 200}), blocking.clone())
         )
         .await,
-        None
+        [100, 200]
     );
-    runs.push((blocking, "cancelled"));
+    runs.push((blocking, "ok"));
+    let blocking_gone = "gone-blocking".to_owned();
+    call_then_close(
+        &service,
+        &message("stress.block", json!({"ms": 2_000}), blocking_gone.clone()),
+    )
+    .await;
+    runs.push((blocking_gone, "cancelled"));
     let check = json!({"v": 2, "kind": "check-invoke", "check": {"id": "stress.checks.ok"},
         "config": {}, "trace": {"runId": "half-check", "tenantId": "t1", "output": "x"}});
-    assert_eq!(call_then_half_close(&service, &check).await, Some(200));
+    assert_eq!(
+        call_then_half_close(&service, &check).await.last(),
+        Some(&200)
+    );
     let all_logged = |records: &[serde_json::Value]| {
         runs.iter().all(|(run, _)| {
             records
@@ -716,11 +745,18 @@ async fn a_request_then_a_half_close_is_answered_or_logged_cancelled() {
                 .any(|r| r["kind"] == "call" && r["runId"] == run.as_str())
         })
     };
-    assert!(
-        tokio::task::block_in_place(|| service.wait_records(all_logged, WAIT)),
-        "a call without its record"
-    );
+    let logged = tokio::task::block_in_place(|| service.wait_records(all_logged, WAIT));
     let records = service.records();
+    let missing: Vec<&String> = runs
+        .iter()
+        .map(|(run, _)| run)
+        .filter(|run| {
+            !records
+                .iter()
+                .any(|r| r["kind"] == "call" && r["runId"] == run.as_str())
+        })
+        .collect();
+    assert!(logged, "calls without their record: {missing:?}");
     for (run, outcome) in &runs {
         let of_run: Vec<&serde_json::Value> = records
             .iter()

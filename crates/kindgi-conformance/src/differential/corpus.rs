@@ -424,7 +424,7 @@ pub(crate) fn corpus() -> Vec<Probe> {
             act: Act::Disconnect,
         },
         // A caller that half-closes with its request: a call that answers
-        // at once, and one still running.
+        // at once, and one still running when the end of input comes.
         Probe {
             id: "tool.half-close.quick",
             run: run_of("tool.half-close.quick"),
@@ -436,7 +436,7 @@ pub(crate) fn corpus() -> Vec<Probe> {
             id: "tool.half-close.running",
             run: run_of("tool.half-close.running"),
             act: Act::HalfClose(message(&json!({"v": 2, "kind": "invoke",
-                "tool": {"id": "conformance.sleep"}, "input": {"ms": 60_000},
+                "tool": {"id": "conformance.sleep"}, "input": {"ms": 300},
                 "ctx": ctx("tool.half-close.running")}))),
         },
     ]

@@ -25,7 +25,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot, watch};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::late_eof::LateEof;
+use super::half_close::{AnswerAwaited, CallerStream};
 use super::state::ServiceState;
 use super::{routes, transport};
 
@@ -134,9 +134,16 @@ impl Connections {
                 let head_done = Arc::clone(&silent);
                 let streams = Arc::new(Streams::new());
                 let counted = Arc::clone(&streams);
-                let service = service_fn(move |request| {
+                let awaited = AnswerAwaited::default();
+                let told = awaited.clone();
+                let service = service_fn(move |mut request: hyper::Request<_>| {
                     if listed.swap(false, Ordering::Relaxed) {
                         head_done.leave(id);
+                    }
+                    // An HTTP/1.1 call says when its answer is awaited, so
+                    // that a caller that half-closes is answered.
+                    if request.version() == Version::HTTP_11 {
+                        request.extensions_mut().insert(told.clone());
                     }
                     let open = (request.version() == Version::HTTP_2).then(|| counted.open());
                     let answer = routes::answer_guarded(Arc::clone(&state), request);
@@ -147,9 +154,11 @@ impl Connections {
                     }
                 });
                 let server = transport::server(header_timeout);
-                let mut connection = std::pin::pin!(
-                    server.serve_connection(TokioIo::new(LateEof::new(stream)), service)
-                );
+                let mut connection =
+                    std::pin::pin!(server.serve_connection(
+                        TokioIo::new(CallerStream::new(stream, awaited)),
+                        service
+                    ));
                 // Closed to make room, or its first head late. Once that
                 // head is in, leaving the list drops the sender: an error,
                 // which leaves the connection to hyper from then on.

@@ -35,9 +35,9 @@ mod connections;
 pub(crate) mod decode;
 mod drain;
 mod env_filter;
+mod half_close;
 mod healthcheck;
 mod idle_memory;
-mod late_eof;
 mod limits;
 #[cfg_attr(not(feature = "dev-front"), allow(dead_code, unreachable_pub))]
 pub mod pack_http;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use http::header::EXPECT;
 use http::request::Parts;
-use http::{HeaderMap, HeaderValue, Method, Request, StatusCode};
+use http::{HeaderValue, Method, Request, StatusCode};
 use http_body::Body as _;
 use http_body_util::BodyExt;
 use hyper::body::Incoming;
@@ -19,6 +19,7 @@ use super::call::CallMeta;
 use super::call_headers::CallHeaders;
 use super::check::run_check;
 use super::decode::{Decoded, decode};
+use super::half_close::AnswerAwaited;
 use super::pack_http::{self, header_text};
 use super::state::{Invoker, ServiceState};
 use super::tool::run_tool;
@@ -136,7 +137,7 @@ async fn handle(
             .unwrap_or_else(|| pack_http::json(StatusCode::OK, state.info_body.clone())),
         "/v1/invoke" => match pack_http::wrong_method(method, &Method::POST) {
             Some(refused) => refused,
-            None => invoke(state, &request.headers, body).await,
+            None => invoke(state, request, body).await,
         },
         path => pack_http::no_route(path),
     }
@@ -161,13 +162,13 @@ fn log_tenant_mismatch(invoker: &Invoker, via: &'static str) {
 /// An invoke: admitted, decoded, run, answered.
 async fn invoke(
     state: Arc<ServiceState>,
-    headers: &HeaderMap,
+    request: &Parts,
     request_body: &mut Option<Incoming>,
 ) -> HttpResponse {
     // The call's time (its deadline, its duration) counts from its
     // request's head: reading the body is part of the call.
     let started = Instant::now();
-    let headers = CallHeaders::of(headers);
+    let headers = CallHeaders::of(&request.headers);
     let mut admitted = match admit(&state.admission, &state.drain, &headers, request_body).await {
         Ok(admitted) => admitted,
         Err(refused) => {
@@ -180,6 +181,11 @@ async fn invoke(
             return refused;
         }
     };
+    // Its request read, the call's answer is awaited from here on.
+    let _awaiting = request
+        .extensions
+        .get::<AnswerAwaited>()
+        .map(AnswerAwaited::begin);
     let meta = CallMeta::new(
         admitted.placement,
         started,
