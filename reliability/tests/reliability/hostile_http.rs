@@ -366,6 +366,45 @@ async fn pipelined_requests_are_answered_in_order() {
     assert_eq!(last.text(), r#"{"status":"ok"}"#);
 }
 
+/// Requests pipelined before a half-close are each answered, in order:
+/// the quick ones at once, the last, still running when the end of input
+/// is read, after an interim `100 Continue` (X15).
+#[tokio::test]
+async fn pipelined_requests_then_a_half_close_are_each_answered() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let service = start(&ServiceOptions::default());
+    let token = service.token();
+    let mut batch = Vec::new();
+    for (tool, input) in [
+        ("stress.count", json!({"items": ["a"]})),
+        ("stress.count", json!({"items": ["a", "b"]})),
+        ("stress.sleep", json!({"ms": 200})),
+    ] {
+        batch.extend(invoke::call(token, tool, input).keep_alive().to_bytes());
+    }
+    let mut stream = tokio::net::TcpStream::connect(service.addr())
+        .await
+        .expect("connect");
+    stream.write_all(&batch).await.expect("send the batch");
+    stream.shutdown().await.expect("half-close");
+    let mut answers = Vec::new();
+    tokio::time::timeout(WAIT, stream.read_to_end(&mut answers))
+        .await
+        .expect("the service closes once it has answered")
+        .expect("read");
+    let mut reader = tokio::io::BufReader::new(answers.as_slice());
+    let mut statuses = Vec::new();
+    let mut outputs = Vec::new();
+    while let Ok(answer) = http::read_one_from(&mut reader).await {
+        statuses.push(answer.status);
+        if answer.status == 200 {
+            outputs.push(answer.json_or_null()["output"].clone());
+        }
+    }
+    assert_eq!(statuses, [200, 200, 100, 200]);
+    assert_eq!(outputs[2], json!({"slept": 200}));
+}
+
 #[tokio::test]
 async fn expect_100_continue() {
     let service = start(&ServiceOptions::default());
