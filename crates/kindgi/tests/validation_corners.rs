@@ -41,6 +41,29 @@ fn first_issue(answer: &Value) -> Value {
     answer["issues"][0].clone()
 }
 
+/// The first issue of a call of `tool` with `input`, refused over HTTP and
+/// through `TestPack`.
+async fn first_issues(
+    served: &common::Served,
+    tested: &TestPack,
+    tool: &str,
+    input: &Value,
+) -> [Value; 2] {
+    let over_http = served.invoke(tool, input.clone(), None).await;
+    let in_tests = tested.call(tool, input.clone(), TestContext::new()).await;
+    let in_tests = serde_json::to_value(in_tests.error().expect("refused")).expect("JSON");
+    [first_issue(&over_http), first_issue(&in_tests)]
+}
+
+/// An issue's place, keyword and message.
+fn place_keyword_message(issue: &Value) -> (Option<&str>, Option<&str>, Option<&str>) {
+    (
+        issue["instancePath"].as_str(),
+        issue["keyword"].as_str(),
+        issue["message"].as_str(),
+    )
+}
+
 #[tokio::test]
 async fn an_f32_past_its_range_is_refused_on_both_reads() {
     let max = f64::from(f32::MAX);
@@ -129,17 +152,9 @@ async fn an_issue_under_an_odd_key_names_that_value() {
         ("a", "/counts/a"),
     ] {
         let input = json!({"counts": {key: 0.5}});
-        let over_http = served.invoke("acme.count", input.clone(), None).await;
-        let in_tests = tested.call("acme.count", input, TestContext::new()).await;
-        let in_tests = serde_json::to_value(in_tests.error().expect("refused")).expect("JSON");
-        for answer in [&over_http, &in_tests] {
-            let issue = first_issue(answer);
+        for issue in first_issues(&served, &tested, "acme.count", &input).await {
             assert_eq!(
-                (
-                    issue["instancePath"].as_str(),
-                    issue["keyword"].as_str(),
-                    issue["message"].as_str()
-                ),
+                place_keyword_message(&issue),
                 (Some(pointer), Some("type"), Some("must be integer")),
                 "{key:?}: {issue}"
             );
@@ -195,19 +210,9 @@ async fn an_integer_key_out_of_its_types_range_is_refused_by_the_schema() {
             "/by_offset",
         ),
     ] {
-        let over_http = served.invoke("acme.levels", input.clone(), None).await;
-        let in_tests = tested
-            .call("acme.levels", input.clone(), TestContext::new())
-            .await;
-        let in_tests = serde_json::to_value(in_tests.error().expect("refused")).expect("JSON");
-        for answer in [&over_http, &in_tests] {
-            let issue = first_issue(answer);
+        for issue in first_issues(&served, &tested, "acme.levels", &input).await {
             assert_eq!(
-                (
-                    issue["instancePath"].as_str(),
-                    issue["keyword"].as_str(),
-                    issue["message"].as_str()
-                ),
+                place_keyword_message(&issue),
                 (
                     Some(pointer),
                     Some("additionalProperties"),
@@ -257,11 +262,7 @@ async fn a_value_only_its_type_refuses_is_refused_at_its_pointer() {
     let tested = TestPack::new(lookup_pack()).expect("a valid pack");
     let uuid = "67e55044-10b1-426f-9247-bb680e5fe0c8";
     let input = json!({"orders": [{"id": uuid}, {"id": format!("URN:UUID:{uuid}")}]});
-    let over_http = served.invoke("acme.lookup", input.clone(), None).await;
-    let in_tests = tested.call("acme.lookup", input, TestContext::new()).await;
-    let in_tests = serde_json::to_value(in_tests.error().expect("refused")).expect("JSON");
-    for answer in [&over_http, &in_tests] {
-        let issue = first_issue(answer);
+    for issue in first_issues(&served, &tested, "acme.lookup", &input).await {
         assert_eq!(issue["instancePath"], "/orders/1/id", "{issue}");
         assert!(
             issue["message"]
