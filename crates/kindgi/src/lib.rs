@@ -26,7 +26,8 @@ pub use authoring::handler::{AsyncHandler, BlockingHandler};
 pub use authoring::http_spec::{HttpAuth, HttpBody, HttpMethod, HttpSpec, SecretRef};
 pub use authoring::pack::Pack;
 pub use authoring::refs::{AgentRef, GuardrailRef, ToolRef};
-pub use authoring::tool::{Network, Pause, Reply, Tool, ToolOutput};
+pub use authoring::reply::{Pause, Reply, ToolOutput};
+pub use authoring::tool::{Network, Tool};
 pub use authoring::trace::{RunTrace, TraceShapeError};
 pub use cancel::{CancelReason, Cancellation};
 pub use context::{MissingValue, ToolContext, WaitLink};
@@ -56,7 +57,7 @@ pub use tracing;
 #[doc(hidden)]
 pub mod __private {
     pub use crate::authoring::handler::ErasedHandler;
-    pub use crate::authoring::tool::ReplyValue;
+    pub use crate::authoring::reply::ReplyValue;
 }
 
 /// The workspace README's examples, compiled and run as doctests.

@@ -1,16 +1,20 @@
-//! What a tool's handler may look like: with or without its context,
-//! async or blocking.
+//! What a tool's handler may look like (with or without its context,
+//! async or blocking), and the one shape each is erased to for the
+//! service ([`Handler`]).
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
 use super::input::ToolInput;
+use super::reply::{Outcome, ToolOutput, finish};
+#[cfg(feature = "fast-input")]
+use super::text_input::TextReader;
 #[cfg(feature = "fast-input")]
 use super::text_input::read_passing;
-use super::tool::{AsyncFn, BlockingFn, Handler, Outcome, Run, ToolOutput, finish};
 use crate::{ToolContext, ToolError};
 
 /// An async function a [`Tool`](crate::Tool) runs: `async fn(Input) ->
@@ -178,4 +182,40 @@ where
     fn into_blocking_fn(self) -> ErasedHandler {
         ErasedHandler(erase_blocking(move |input, _ctx| self(input)))
     }
+}
+
+/// A boxed future the service awaits.
+pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+
+/// An async handler as the service calls it.
+pub(crate) type AsyncFn = Arc<dyn Fn(ToolInput, ToolContext) -> BoxFuture<Outcome> + Send + Sync>;
+
+/// A blocking handler as the service calls it.
+pub(crate) type BlockingFn = Arc<dyn Fn(ToolInput, ToolContext) -> Outcome + Send + Sync>;
+
+/// The type-erased handler the service calls, and the reader of its input
+/// type.
+#[derive(Clone)]
+pub(crate) struct Handler {
+    /// How it runs.
+    pub(crate) run: Run,
+    /// Reads its input type from JSON text, checked as it is read.
+    #[cfg(feature = "fast-input")]
+    pub(crate) read_text: TextReader,
+}
+
+impl Handler {
+    /// Whether it runs on the blocking pool.
+    pub(crate) fn is_blocking(&self) -> bool {
+        matches!(self.run, Run::Blocking(_))
+    }
+}
+
+/// How a handler runs.
+#[derive(Clone)]
+pub(crate) enum Run {
+    /// On the async workers; dropped when its call ends.
+    Async(AsyncFn),
+    /// On the blocking pool; sees cancellation through its context.
+    Blocking(BlockingFn),
 }

@@ -10,6 +10,7 @@ pub(crate) mod input;
 mod numbers;
 pub(crate) mod pack;
 pub(crate) mod refs;
+pub(crate) mod reply;
 #[cfg(feature = "fast-input")]
 pub(crate) mod text_input;
 #[cfg(feature = "fast-input")]

@@ -1,29 +1,17 @@
 //! Declaring a tool: its id, schemas, flags and handler.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
-use std::time::Duration;
 
 use schemars::JsonSchema;
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
-use super::handler::{AsyncHandler, BlockingHandler};
+use super::handler::{AsyncHandler, BlockingHandler, Handler};
 use super::http_call::HttpRunner;
 use super::http_spec::HttpSpec;
-use super::input::ToolInput;
-use super::numbers::TypedRefusal;
-#[cfg(feature = "fast-input")]
-use super::text_input::TextReader;
+use super::reply::ToolOutput;
 use crate::schema::unread_input_schema_for;
-use crate::{
-    EffectKind, Sandbox, SourceFile, ToolContext, ToolError, input_schema_for, output_schema_for,
-};
-
-/// A boxed future the service awaits.
-pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
+use crate::{EffectKind, Sandbox, SourceFile, ToolContext, input_schema_for, output_schema_for};
 
 /// A tool: what the model can call, and the Rust code that runs it.
 ///
@@ -97,174 +85,6 @@ pub(crate) struct Derived {
     pub(crate) input: Value,
     pub(crate) output: Value,
     pub(crate) pauses: bool,
-}
-
-/// An async handler as the service calls it.
-pub(crate) type AsyncFn = Arc<dyn Fn(ToolInput, ToolContext) -> BoxFuture<Outcome> + Send + Sync>;
-
-/// A blocking handler as the service calls it.
-pub(crate) type BlockingFn = Arc<dyn Fn(ToolInput, ToolContext) -> Outcome + Send + Sync>;
-
-/// The type-erased handler the service calls, and the reader of its input
-/// type.
-#[derive(Clone)]
-pub(crate) struct Handler {
-    /// How it runs.
-    pub(crate) run: Run,
-    /// Reads its input type from JSON text, checked as it is read.
-    #[cfg(feature = "fast-input")]
-    pub(crate) read_text: TextReader,
-}
-
-impl Handler {
-    /// Whether it runs on the blocking pool.
-    pub(crate) fn is_blocking(&self) -> bool {
-        matches!(self.run, Run::Blocking(_))
-    }
-}
-
-/// How a handler runs.
-#[derive(Clone)]
-pub(crate) enum Run {
-    /// On the async workers; dropped when its call ends.
-    Async(AsyncFn),
-    /// On the blocking pool; sees cancellation through its context.
-    Blocking(BlockingFn),
-}
-
-/// What a handler produced, before output validation.
-#[derive(Debug)]
-pub(crate) enum Outcome {
-    /// A reply to validate and send.
-    Reply(ReplyValue),
-    /// The input passed the schema but not the input type's `Deserialize`.
-    BadInput(TypedRefusal),
-    /// The handler returned an error.
-    Failed(ToolError),
-    /// The output didn't serialize to JSON.
-    BadOutput(String),
-}
-
-/// A tool's answer as JSON: an output, or a pause.
-#[doc(hidden)]
-#[derive(Debug, Clone, PartialEq)]
-pub enum ReplyValue {
-    /// The output.
-    Output(Value),
-    /// The call waits for another system.
-    Pause(Pause),
-}
-
-/// The reply of a tool that may pause (protocol 2.8.0): its output now, or
-/// a pause until another system posts the output to the call's wait link.
-///
-/// A tool whose handler returns `Reply<T>` declares `pauses` in the index.
-///
-/// ```
-/// use kindgi::{Pause, Reply, ToolContext, ToolError};
-/// # use schemars::JsonSchema; use serde::{Deserialize, Serialize};
-/// # #[derive(Deserialize, JsonSchema)] struct Ask { amount: u32 }
-/// # #[derive(Serialize, JsonSchema)] struct Decision { approved: bool }
-/// async fn approve(input: Ask, ctx: ToolContext) -> Result<Reply<Decision>, ToolError> {
-///     if input.amount < 100 {
-///         return Ok(Reply::Done(Decision { approved: true }));
-///     }
-///     let link = ctx.wait_link()?;
-///     // … send link.url() to the person who decides …
-///     Ok(Reply::Pause(Pause::new().name("manager approval")))
-/// }
-/// let tool = kindgi::Tool::new("acme.approve").handler(approve);
-/// ```
-#[derive(Debug, Clone, PartialEq)]
-pub enum Reply<T> {
-    /// The call's output.
-    Done(T),
-    /// Wait for the output to be posted to the call's wait link.
-    Pause(Pause),
-}
-
-/// A pause: how long to wait, and what for.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-#[must_use = "a builder does nothing until it is used"]
-pub struct Pause {
-    pub(crate) timeout: Option<Duration>,
-    pub(crate) name: Option<String>,
-}
-
-impl Pause {
-    /// The longest a pause may wait: 24 days.
-    pub const MAX_TIMEOUT: Duration =
-        Duration::from_millis(kindgi_protocol::ToolPause::MAX_TIMEOUT_MS);
-
-    /// A pause with the runtime's default timeout (24 hours).
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// How long the run waits: from zero to 24 days
-    /// ([`Pause::MAX_TIMEOUT`]). A longer pause is the handler's mistake,
-    /// answered `handler-shape-invalid`.
-    pub fn timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
-        self
-    }
-
-    /// What the run waits for, in a few words.
-    pub fn name(mut self, name: impl Into<String>) -> Self {
-        self.name = Some(name.into());
-        self
-    }
-}
-
-/// A handler's successful return type: any `Serialize + JsonSchema` value,
-/// or [`Reply<T>`] for a tool that may pause.
-pub trait ToolOutput: Send + 'static {
-    /// The output schema the index carries.
-    fn output_schema() -> Value;
-    /// Whether this type can pause.
-    fn pauses() -> bool {
-        false
-    }
-    /// The reply as JSON.
-    #[doc(hidden)]
-    fn into_reply(self) -> Result<ReplyValue, serde_json::Error>;
-}
-
-impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for T {
-    fn output_schema() -> Value {
-        output_schema_for::<T>()
-    }
-
-    fn into_reply(self) -> Result<ReplyValue, serde_json::Error> {
-        serde_json::to_value(self).map(ReplyValue::Output)
-    }
-}
-
-impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for Reply<T> {
-    fn output_schema() -> Value {
-        output_schema_for::<T>()
-    }
-
-    fn pauses() -> bool {
-        true
-    }
-
-    fn into_reply(self) -> Result<ReplyValue, serde_json::Error> {
-        match self {
-            Reply::Done(output) => serde_json::to_value(output).map(ReplyValue::Output),
-            Reply::Pause(pause) => Ok(ReplyValue::Pause(pause)),
-        }
-    }
-}
-
-pub(crate) fn finish<O: ToolOutput, E: Into<ToolError>>(result: Result<O, E>) -> Outcome {
-    match result {
-        Ok(output) => match output.into_reply() {
-            Ok(reply) => Outcome::Reply(reply),
-            Err(e) => Outcome::BadOutput(e.to_string()),
-        },
-        Err(e) => Outcome::Failed(e.into()),
-    }
 }
 
 impl Tool {
@@ -397,7 +217,7 @@ impl Tool {
     }
 
     /// Whether the tool may answer `pause` (default: whether its handler
-    /// returns [`Reply`]). It stands whichever of this and the handler is
+    /// returns [`Reply`](crate::Reply)). It stands whichever of this and the handler is
     /// given first.
     pub fn pauses(mut self, pauses: bool) -> Self {
         self.pauses = Some(pauses);
@@ -457,7 +277,7 @@ impl Tool {
     /// `async fn(Input, ToolContext) -> Result<Output, E>` when it needs
     /// the call's context (see [`AsyncHandler`]). The input and output
     /// schemas are derived from its types; any `std::error::Error` (or
-    /// [`ToolError`]) works as `E`.
+    /// [`ToolError`](crate::ToolError)) works as `E`.
     ///
     /// When the call ends early (deadline, disconnect) its future is dropped.
     pub fn handler<H, Args>(mut self, handler: H) -> Self
@@ -541,7 +361,7 @@ impl Tool {
     }
 
     /// Whether the index says `pauses`: as given, else whether the
-    /// handler's output is a [`Reply`].
+    /// handler's output is a [`Reply`](crate::Reply).
     pub(crate) fn effective_pauses(&self) -> bool {
         self.pauses
             .unwrap_or(self.derived.as_ref().is_some_and(|d| d.pauses))

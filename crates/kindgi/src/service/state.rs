@@ -19,7 +19,7 @@ use super::admission::Admission;
 use super::drain::Drain;
 use super::stalls::Stalls;
 use crate::authoring::check::Evaluate;
-use crate::authoring::tool::Handler;
+use crate::authoring::handler::Handler;
 use crate::log::{CallPack, Logger};
 
 /// A tool ready to run: its entry, handler and compiled schemas.
