@@ -21,7 +21,15 @@ use serde_json::{Map, Value};
 
 use crate::pointer::push_token;
 use crate::refs::Refs;
-use crate::validator::MAX_FILLED_DEFAULTS;
+
+/// The most properties with a `default` that one
+/// [`Validator::fill_defaults`](crate::Validator::fill_defaults) call goes
+/// through, whether it fills them in or finds them there; past it, filling
+/// stops. A default can hold the schema that defaults it, side by side
+/// with another (`"left"` and `"right"`, each
+/// `{"$ref": "#", "default": {}}`): without a bound in count too, filling
+/// would build a tree of 2^128 defaults.
+pub const MAX_FILLED_DEFAULTS: usize = 10_000;
 
 /// How many schemas may apply to one value through `$ref` / `allOf` chains
 /// before filling gives up on that value (a guard against `$ref` cycles that

@@ -17,11 +17,10 @@ mod trail;
 mod unique;
 mod validator;
 
+pub use defaults::MAX_FILLED_DEFAULTS;
 pub use error::SchemaError;
 pub use kindgi_protocol::Issue;
-pub use validator::{
-    MAX_FILLED_DEFAULTS, MAX_ISSUES, MAX_VALUES_FOR_EVERY_ISSUE, TextRefusal, Validator, ValueRead,
-};
+pub use validator::{MAX_ISSUES, MAX_VALUES_FOR_EVERY_ISSUE, TextRefusal, Validator, ValueRead};
 
 #[cfg(feature = "fuzzing")]
 pub mod fuzzing;

@@ -26,14 +26,6 @@ pub const MAX_ISSUES: usize = 100;
 /// a 10 MiB list of wrong values would take gigabytes of them.
 pub const MAX_VALUES_FOR_EVERY_ISSUE: usize = 100_000;
 
-/// The most properties with a `default` that one
-/// [`Validator::fill_defaults`] call goes through, whether it fills them in
-/// or finds them there; past it, filling stops. A default can hold the
-/// schema that defaults it, side by side with another (`"left"` and
-/// `"right"`, each `{"$ref": "#", "default": {}}`): without a bound in count
-/// too, filling would build a tree of 2^128 defaults.
-pub const MAX_FILLED_DEFAULTS: usize = 10_000;
-
 /// A JSON Schema (draft 2020-12) compiled once and used for many instances.
 ///
 /// Validation collects every error, checks formats and never coerces types;
@@ -523,7 +515,7 @@ impl Validator {
     /// left alone. Costs nothing for a schema without defaults.
     ///
     /// Filling is bounded, where Ajv's is not: it stops 128 levels deep, and
-    /// after [`MAX_FILLED_DEFAULTS`] properties with a default (filled in or
+    /// after [`MAX_FILLED_DEFAULTS`](crate::MAX_FILLED_DEFAULTS) properties with a default (filled in or
     /// found there: that way filling twice is filling once). Only a schema
     /// whose defaults hold the schema itself, or an instance with that many
     /// defaulted properties, reaches either.
