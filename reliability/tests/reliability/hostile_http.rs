@@ -371,7 +371,6 @@ async fn pipelined_requests_are_answered_in_order() {
 /// is read, after an interim `100 Continue` (X15).
 #[tokio::test]
 async fn pipelined_requests_then_a_half_close_are_each_answered() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let service = start(&ServiceOptions::default());
     let token = service.token();
     let mut batch = Vec::new();
@@ -382,25 +381,16 @@ async fn pipelined_requests_then_a_half_close_are_each_answered() {
     ] {
         batch.extend(invoke::call(token, tool, input).keep_alive().to_bytes());
     }
-    let mut stream = tokio::net::TcpStream::connect(service.addr())
-        .await
-        .expect("connect");
-    stream.write_all(&batch).await.expect("send the batch");
-    stream.shutdown().await.expect("half-close");
-    let mut answers = Vec::new();
-    tokio::time::timeout(WAIT, stream.read_to_end(&mut answers))
-        .await
-        .expect("the service closes once it has answered")
-        .expect("read");
-    let mut reader = tokio::io::BufReader::new(answers.as_slice());
-    let mut statuses = Vec::new();
-    let mut outputs = Vec::new();
-    while let Ok(answer) = http::read_one_from(&mut reader).await {
-        statuses.push(answer.status);
-        if answer.status == 200 {
-            outputs.push(answer.json_or_null()["output"].clone());
-        }
-    }
+    let mut connection = Connection::open(service.addr()).await.expect("connect");
+    connection.send(&batch).await.expect("send the batch");
+    connection.half_close().await.expect("half-close");
+    let answers = answers_until_closed(&mut connection).await;
+    let statuses: Vec<u16> = answers.iter().map(|answer| answer.status).collect();
+    let outputs: Vec<serde_json::Value> = answers
+        .iter()
+        .filter(|answer| answer.status == 200)
+        .map(|answer| answer.json_or_null()["output"].clone())
+        .collect();
     assert_eq!(statuses, [200, 200, 100, 200]);
     assert_eq!(outputs[2], json!({"slept": 200}));
 }
@@ -676,6 +666,16 @@ async fn trickling_heads_past_the_cap_make_room_for_new_clients() {
     assert!(p99 < Duration::from_millis(100), "p99 {p99:?}");
 }
 
+/// Every answer read from `connection` until it closes, interim ones
+/// included.
+async fn answers_until_closed(connection: &mut Connection) -> Vec<http::Response> {
+    let mut answers = Vec::new();
+    while let Ok(Ok(answer)) = tokio::time::timeout(WAIT, connection.read_one()).await {
+        answers.push(answer);
+    }
+    answers
+}
+
 /// Sends `message` on a connection of its own and at once closes the
 /// sending side (`shutdown(SHUT_WR)`, as `nc -N` does); the statuses of
 /// what came back, interim ones first (none when the connection ended
@@ -684,31 +684,23 @@ async fn call_then_half_close(
     service: &kindgi_reliability::PackService,
     message: &serde_json::Value,
 ) -> Vec<u16> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(service.addr())
-        .await
-        .expect("connect");
+    let mut connection = Connection::open(service.addr()).await.expect("connect");
     let request = invoke::invoke(service.token(), message).to_bytes();
-    stream.write_all(&request).await.expect("send");
-    stream.shutdown().await.expect("half-close");
-    let mut answer = Vec::new();
-    let _ = tokio::time::timeout(WAIT, stream.read_to_end(&mut answer)).await;
-    String::from_utf8_lossy(&answer)
-        .split("\r\n")
-        .filter_map(|line| line.strip_prefix("HTTP/1.1 "))
-        .filter_map(|status| status.split(' ').next()?.parse().ok())
+    connection.send(&request).await.expect("send");
+    connection.half_close().await.expect("half-close");
+    answers_until_closed(&mut connection)
+        .await
+        .iter()
+        .map(|answer| answer.status)
         .collect()
 }
 
 /// Sends `message` on a connection of its own and at once closes it, as a
 /// caller that gives up does.
 async fn call_then_close(service: &kindgi_reliability::PackService, message: &serde_json::Value) {
-    use tokio::io::AsyncWriteExt;
-    let mut stream = tokio::net::TcpStream::connect(service.addr())
-        .await
-        .expect("connect");
+    let mut connection = Connection::open(service.addr()).await.expect("connect");
     let request = invoke::invoke(service.token(), message).to_bytes();
-    stream.write_all(&request).await.expect("send");
+    connection.send(&request).await.expect("send");
 }
 
 /// A caller that sends its request and at once half-closes (X15) is

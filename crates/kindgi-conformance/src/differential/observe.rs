@@ -191,28 +191,27 @@ async fn disconnect(service: &Service, probe: &Probe, work: &Path) -> Result<Obs
     })
 }
 
-/// Sends `request`, at once closes the sending side, and reads until the
-/// service closes: its answer, if one came.
+/// Sends `request`, at once closes the sending side, and reads its answer,
+/// if one comes.
 async fn half_close(service: &Service, request: &HttpRequest) -> Result<Observation, String> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let mut stream = tokio::net::TcpStream::connect(service.addr())
+    let mut connection = Connection::open(service.addr())
         .await
         .map_err(|e| format!("cannot connect: {e}"))?;
-    stream
-        .write_all(&request.to_bytes())
+    connection
+        .send(&request.to_bytes())
         .await
         .map_err(|e| format!("cannot send: {e}"))?;
-    stream
-        .shutdown()
+    connection
+        .half_close()
         .await
         .map_err(|e| format!("cannot half-close: {e}"))?;
-    let mut bytes = Vec::new();
-    let _ = tokio::time::timeout(SOON, stream.read_to_end(&mut bytes)).await;
-    let mut reader = tokio::io::BufReader::new(bytes.as_slice());
-    Ok(match http::read_response_from(&mut reader).await {
-        Ok(response) => answered(&Outcome::Answered(response)),
-        Err(e) => answered(&Outcome::NoAnswer(e.to_string())),
-    })
+    Ok(
+        match tokio::time::timeout(SOON, connection.read_response()).await {
+            Ok(Ok(response)) => answered(&Outcome::Answered(response)),
+            Ok(Err(e)) => answered(&Outcome::NoAnswer(e.to_string())),
+            Err(_) => answered(&Outcome::NoAnswer("no answer in time".to_owned())),
+        },
+    )
 }
 
 /// Waits for the `call` record of run `run`.

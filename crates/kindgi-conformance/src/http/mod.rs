@@ -203,6 +203,16 @@ impl Connection {
         stream.flush().await
     }
 
+    /// Closes the sending side (`shutdown(SHUT_WR)`, as `nc -N` does): the
+    /// answers can still be read.
+    ///
+    /// # Errors
+    ///
+    /// When the shutdown fails.
+    pub async fn half_close(&mut self) -> std::io::Result<()> {
+        self.stream.get_mut().shutdown().await
+    }
+
     /// Reads one final answer, skipping interim (1xx) ones.
     ///
     /// # Errors
