@@ -33,7 +33,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::TcpStream;
-use tokio::time::Sleep;
+use tokio::time::{Instant, Interval, MissedTickBehavior};
 
 /// How often a half-closed caller's socket is looked at for a reset.
 const LOOK_EVERY: Duration = Duration::from_millis(50);
@@ -93,10 +93,7 @@ enum End {
     HeldOnce,
     /// Come while an answer was awaited: the caller was asked (the
     /// interim answer written), and is looked at for a reset at each wake.
-    Probed {
-        look: Pin<Box<Sleep>>,
-        answered: bool,
-    },
+    Probed { look: Interval, answered: bool },
     /// Reported to hyper.
     Reported,
 }
@@ -124,7 +121,7 @@ impl<S> CallerStream<S> {
     }
 }
 
-impl<S: AsyncRead + AsyncWrite + Socket + Unpin> CallerStream<S> {
+impl<S: AsyncWrite + Unpin> CallerStream<S> {
     /// Writes the interim answer, whole, or says it couldn't.
     fn probe(&mut self, cx: &mut Context<'_>) -> bool {
         matches!(
@@ -134,13 +131,9 @@ impl<S: AsyncRead + AsyncWrite + Socket + Unpin> CallerStream<S> {
     }
 }
 
-/// Waits for `look` to fire, then sets it again: wakes the task every
-/// [`LOOK_EVERY`].
-fn look_again(look: &mut Pin<Box<Sleep>>, cx: &mut Context<'_>) {
-    while look.as_mut().poll(cx).is_ready() {
-        let next = tokio::time::Instant::now() + LOOK_EVERY;
-        look.as_mut().reset(next);
-    }
+/// Arms `look` to wake the task at its next tick.
+fn look_again(look: &mut Interval, cx: &mut Context<'_>) {
+    while look.poll_tick(cx).is_ready() {}
 }
 
 impl<S: AsyncRead + AsyncWrite + Socket + Unpin> AsyncRead for CallerStream<S> {
@@ -165,7 +158,8 @@ impl<S: AsyncRead + AsyncWrite + Socket + Unpin> AsyncRead for CallerStream<S> {
             && this.flushed
             && this.probe(cx)
         {
-            let mut look = Box::pin(tokio::time::sleep(LOOK_EVERY));
+            let mut look = tokio::time::interval_at(Instant::now() + LOOK_EVERY, LOOK_EVERY);
+            look.set_missed_tick_behavior(MissedTickBehavior::Delay);
             look_again(&mut look, cx);
             this.end = End::Probed {
                 look,
