@@ -136,17 +136,18 @@ impl Connections {
                 let counted = Arc::clone(&streams);
                 let awaited = AnswerAwaited::default();
                 let told = awaited.clone();
-                let service = service_fn(move |mut request: hyper::Request<_>| {
+                let service = service_fn(move |request: hyper::Request<_>| {
                     if listed.swap(false, Ordering::Relaxed) {
                         head_done.leave(id);
                     }
                     // An HTTP/1.1 call says when its answer is awaited, so
                     // that a caller that half-closes is answered.
-                    if request.version() == Version::HTTP_11 {
-                        request.extensions_mut().insert(told.clone());
-                    }
+                    let awaited = (request.version() == Version::HTTP_11).then(|| told.clone());
                     let open = (request.version() == Version::HTTP_2).then(|| counted.open());
-                    let answer = routes::answer_guarded(Arc::clone(&state), request);
+                    // Boxed: hyper moves the future it is given into its
+                    // own slot, and the call's future is some 2.7 kB.
+                    let answer =
+                        Box::pin(routes::answer_guarded(Arc::clone(&state), request, awaited));
                     async move {
                         let answer = answer.await;
                         drop(open);

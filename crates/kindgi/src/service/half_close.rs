@@ -42,8 +42,8 @@ const LOOK_EVERY: Duration = Duration::from_millis(50);
 const PROBE: &[u8] = b"HTTP/1.1 100 Continue\r\n\r\n";
 
 /// Whether a connection's call waits for its answer, its request read:
-/// set by the call, read by its connection's [`CallerStream`]. The service
-/// finds it in an HTTP/1.1 request's extensions.
+/// set by the call, read by its connection's [`CallerStream`]. The
+/// connection hands it to each of its HTTP/1.1 calls.
 #[derive(Debug, Clone, Default)]
 pub(super) struct AnswerAwaited(Arc<AtomicBool>);
 

@@ -42,11 +42,18 @@ const DISCARD_TIME: Duration = Duration::from_secs(5);
 pub(crate) async fn answer_guarded(
     state: Arc<ServiceState>,
     request: Request<Incoming>,
+    awaited: Option<AnswerAwaited>,
 ) -> HttpResponse {
     let (parts, body) = request.into_parts();
     // Taken by the handler once it has read the body to its end.
     let mut body = Some(body);
-    let mut response = guarded(handle(Arc::clone(&state), &parts, &mut body)).await;
+    let mut response = guarded(handle(
+        Arc::clone(&state),
+        &parts,
+        &mut body,
+        awaited.as_ref(),
+    ))
+    .await;
     // Answered before its body was read: read the rest and throw it away
     // for a while, then close (a client that asked `100-continue` has sent
     // no body, and is not asked to).
@@ -111,6 +118,7 @@ async fn handle(
     state: Arc<ServiceState>,
     request: &Parts,
     body: &mut Option<Incoming>,
+    awaited: Option<&AnswerAwaited>,
 ) -> HttpResponse {
     let method = &request.method;
     match request.uri.path() {
@@ -137,7 +145,7 @@ async fn handle(
             .unwrap_or_else(|| pack_http::json(StatusCode::OK, state.info_body.clone())),
         "/v1/invoke" => match pack_http::wrong_method(method, &Method::POST) {
             Some(refused) => refused,
-            None => invoke(state, request, body).await,
+            None => invoke(state, request, body, awaited).await,
         },
         path => pack_http::no_route(path),
     }
@@ -164,6 +172,7 @@ async fn invoke(
     state: Arc<ServiceState>,
     request: &Parts,
     request_body: &mut Option<Incoming>,
+    awaited: Option<&AnswerAwaited>,
 ) -> HttpResponse {
     // The call's time (its deadline, its duration) counts from its
     // request's head: reading the body is part of the call.
@@ -182,10 +191,7 @@ async fn invoke(
         }
     };
     // Its request read, the call's answer is awaited from here on.
-    let _awaiting = request
-        .extensions
-        .get::<AnswerAwaited>()
-        .map(AnswerAwaited::begin);
+    let _awaiting = awaited.map(AnswerAwaited::begin);
     let meta = CallMeta::new(
         admitted.placement,
         started,
