@@ -11,10 +11,11 @@
 //! per call, a `handler-blocked-thread` warning naming the tool and what to
 //! use instead.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
+
+use slab::Slab;
 
 use crate::ToolContext;
 use crate::log::{Level, Logger, Record};
@@ -28,8 +29,8 @@ const LOOK_EVERY: Duration = Duration::from_millis(50);
 /// The async handlers running, and when each one's current poll began.
 #[derive(Debug)]
 pub(crate) struct Stalls {
-    running: Mutex<HashMap<u64, Arc<Watch>>>,
-    next: AtomicU64,
+    /// Each running handler under the key its call was given.
+    running: Mutex<Slab<Arc<Watch>>>,
     /// The clock's zero: a poll's start is stored as microseconds since
     /// it, plus one (0: not polling).
     epoch: Instant,
@@ -47,30 +48,21 @@ impl Stalls {
     /// No handler running.
     pub(crate) fn new() -> Self {
         Self {
-            running: Mutex::new(HashMap::new()),
-            next: AtomicU64::new(0),
+            running: Mutex::new(Slab::new()),
             epoch: Instant::now(),
         }
     }
 
     /// `future` (the handler of `call`), its polls watched until it is
     /// dropped.
-    pub(crate) async fn watch<F: Future>(
-        self: &Arc<Self>,
-        call: ToolContext,
-        future: F,
-    ) -> F::Output {
+    pub(crate) async fn watch<F: Future>(&self, call: ToolContext, future: F) -> F::Output {
         let watch = Arc::new(Watch {
             call,
             polling_since: AtomicU64::new(0),
             logged: AtomicBool::new(false),
         });
-        let id = self.next.fetch_add(1, Ordering::Relaxed);
-        self.running().insert(id, Arc::clone(&watch));
-        let _running = Running {
-            stalls: Arc::clone(self),
-            id,
-        };
+        let key = self.running().insert(Arc::clone(&watch));
+        let _running = Running { stalls: self, key };
         let mut future = std::pin::pin!(future);
         std::future::poll_fn(|cx| {
             let since = self.epoch.elapsed().as_micros() as u64 + 1;
@@ -88,8 +80,8 @@ impl Stalls {
         let now = self.epoch.elapsed().as_micros() as u64 + 1;
         let stalled = STALLED.as_micros() as u64;
         self.running()
-            .values()
-            .filter_map(|watch| {
+            .iter()
+            .filter_map(|(_, watch)| {
                 let since = watch.polling_since.load(Ordering::Relaxed);
                 let held = now.saturating_sub(since);
                 (since != 0 && held >= stalled && !watch.logged.swap(true, Ordering::Relaxed))
@@ -100,21 +92,21 @@ impl Stalls {
 
     /// The map, even after a panic elsewhere (each change is one
     /// operation on it).
-    fn running(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Arc<Watch>>> {
+    fn running(&self) -> std::sync::MutexGuard<'_, Slab<Arc<Watch>>> {
         self.running.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
 /// A watched handler, counted out as it is dropped (done, or its call
 /// ended).
-struct Running {
-    stalls: Arc<Stalls>,
-    id: u64,
+struct Running<'a> {
+    stalls: &'a Stalls,
+    key: usize,
 }
 
-impl Drop for Running {
+impl Drop for Running<'_> {
     fn drop(&mut self) {
-        self.stalls.running().remove(&self.id);
+        self.stalls.running().try_remove(self.key);
     }
 }
 
