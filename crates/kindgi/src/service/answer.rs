@@ -88,10 +88,13 @@ pub(crate) fn call_answer(
                 CONTENT_TYPE,
                 HeaderValue::from_static(super::pack_http::JSON_CONTENT_TYPE),
             );
-            headers.insert(
-                DURATION_MS_HEADER.clone(),
-                HeaderValue::from(took.as_millis() as u64),
-            );
+            // Digits copied into the value at their length: `From<u64>`
+            // writes them into a growable buffer, two allocations.
+            let mut digits = itoa::Buffer::new();
+            let ms = digits.format(took.as_millis() as u64);
+            if let Ok(ms) = HeaderValue::from_str(ms) {
+                headers.insert(DURATION_MS_HEADER.clone(), ms);
+            }
             if let Some(version) = artifact_version {
                 headers.insert(ARTIFACT_VERSION_HEADER.clone(), version.clone());
             }
