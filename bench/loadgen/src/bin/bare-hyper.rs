@@ -15,14 +15,17 @@
 //! Once listening it writes `{"kind":"listening","port":N}` on stderr, like
 //! a pack service. With `--record ID`, it also writes a `call` record line
 //! for every answer to stderr, as a pack service must (the contract's
-//! fields, its time read per call, `ID` the tool's id), through a bounded
-//! queue and a writer thread as the SDK's log does: the honest ceiling of
-//! a pack service, which bare hyper alone is not.
+//! fields, its time read per call, `ID` the tool's id), as the SDK's log
+//! writes it: into a bounded buffer that a writer thread empties every
+//! 5 ms, the time's text made once a millisecond. That is the
+//! honest ceiling of a pack service, which bare hyper alone is not.
 
+use std::cell::RefCell;
 use std::convert::Infallible;
 use std::io::Write as _;
 use std::process::ExitCode;
-use std::sync::mpsc::{Receiver, SyncSender, TryRecvError, sync_channel};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
 use bytes::Bytes;
@@ -43,57 +46,87 @@ struct Answer {
     records: Option<Records>,
 }
 
-/// The `call` records of the answers: the tool id they name, and the queue
-/// to the thread that writes them.
+/// The `call` records of the answers: the tool id they name, and the lines
+/// waiting for the thread that writes them.
 #[derive(Debug)]
 struct Records {
     id: String,
-    queue: SyncSender<String>,
+    lines: Arc<Mutex<Vec<u8>>>,
 }
+
+/// The most bytes of lines waiting: past it a record is dropped, as the
+/// SDK's log drops rather than grows while stderr takes nothing.
+const MAX_QUEUED_BYTES: usize = 4 * 1024 * 1024;
+/// The writer's pause after each write, as the SDK's: under load a write
+/// takes every line of the last few milliseconds.
+const WRITE_PACE: Duration = Duration::from_millis(5);
 
 impl Records {
     /// Records naming tool `id`, written by a thread of their own.
     fn start(id: String) -> Self {
-        let (queue, lines) = sync_channel(8192);
-        std::thread::spawn(move || write_records(&lines));
-        Self { id, queue }
+        let lines = Arc::new(Mutex::new(Vec::new()));
+        let taken = Arc::clone(&lines);
+        std::thread::spawn(move || write_records(&taken));
+        Self { id, lines }
     }
 
-    /// Queues the record of a call answered now; dropped when the queue is
-    /// full, as the SDK's log drops.
+    /// Queues the record of a call answered now: its time read and
+    /// formatted as the SDK formats it (the text made once a millisecond),
+    /// the line written straight into the queue.
     fn call(&self) {
-        let time = time::OffsetDateTime::now_utc()
-            .format(&time::format_description::well_known::Rfc3339)
-            .unwrap_or_default();
         let id = &self.id;
-        let line = format!(
-            r#"{{"time":"{time}","level":"info","severity":"INFO","subsystem":"pack","message":"tool {id} ok 0ms","tenantId":"t","runId":"r","toolId":"{id}","event":"call","kind":"call","id":"{id}","target":"tool","outcome":"ok","durationMs":0,"packId":"bench","artifactVersion":"1"}}"#
-        );
-        let _ = self.queue.try_send(line);
+        with_now_text(|time| {
+            let mut lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
+            if lines.len() < MAX_QUEUED_BYTES {
+                let _ = write!(
+                    lines,
+                    r#"{{"time":"{time}","level":"info","severity":"INFO","subsystem":"pack","message":"tool {id} ok 0ms","tenantId":"t","runId":"r","toolId":"{id}","event":"call","kind":"call","id":"{id}","target":"tool","outcome":"ok","durationMs":0,"packId":"bench","artifactVersion":"1"}}"#
+                );
+                lines.push(b'\n');
+            }
+        });
     }
 }
 
-/// Writes every queued line to stderr, flushing whenever the queue is
-/// empty.
-fn write_records(lines: &Receiver<String>) {
-    let mut out = std::io::BufWriter::new(std::io::stderr());
-    let Ok(mut line) = lines.recv() else {
-        return;
-    };
+/// Calls `write` with the wall clock's time now as a record writes it,
+/// formatted again only when its millisecond changes (per thread).
+fn with_now_text(write: impl FnOnce(&str)) {
+    thread_local! {
+        static TEXT: RefCell<(u128, String)> = const { RefCell::new((u128::MAX, String::new())) };
+    }
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    TEXT.with(|text| {
+        let mut text = text.borrow_mut();
+        let millis = now.as_millis();
+        if text.0 != millis {
+            let at = time::OffsetDateTime::UNIX_EPOCH
+                + Duration::from_millis(u64::try_from(millis).unwrap_or(u64::MAX));
+            text.1 = at
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap_or_default();
+            text.0 = millis;
+        }
+        write(&text.1);
+    });
+}
+
+/// Writes the queued lines to stderr every [`WRITE_PACE`], all that
+/// waited in one write.
+fn write_records(lines: &Mutex<Vec<u8>>) {
+    let mut batch = Vec::new();
+    let mut stderr = std::io::stderr();
     loop {
-        let _ = out.write_all(line.as_bytes());
-        let _ = out.write_all(b"\n");
-        line = match lines.try_recv() {
-            Ok(next) => next,
-            Err(TryRecvError::Empty) => {
-                let _ = out.flush();
-                match lines.recv() {
-                    Ok(next) => next,
-                    Err(_) => return,
-                }
-            }
-            Err(TryRecvError::Disconnected) => return,
-        };
+        std::mem::swap(
+            &mut batch,
+            &mut lines.lock().unwrap_or_else(PoisonError::into_inner),
+        );
+        if !batch.is_empty() {
+            let _ = stderr.write_all(&batch);
+            batch.clear();
+        }
+        std::thread::sleep(WRITE_PACE);
     }
 }
 
