@@ -17,7 +17,7 @@
 //! for every answer to stderr, as a pack service must (the contract's
 //! fields, its time read per call, `ID` the tool's id), as the SDK's log
 //! writes it: into a bounded buffer that a writer thread empties every
-//! 5 ms, the time's text made once a millisecond. That is the
+//! millisecond, the time's text made once a millisecond. That is the
 //! honest ceiling of a pack service, which bare hyper alone is not.
 
 use std::cell::RefCell;
@@ -58,8 +58,8 @@ struct Records {
 /// SDK's log drops rather than grows while stderr takes nothing.
 const MAX_QUEUED_BYTES: usize = 4 * 1024 * 1024;
 /// The writer's pause after each write, as the SDK's: under load a write
-/// takes every line of the last few milliseconds.
-const WRITE_PACE: Duration = Duration::from_millis(5);
+/// takes every line of the last millisecond.
+const WRITE_PACE: Duration = Duration::from_millis(1);
 
 impl Records {
     /// Records naming tool `id`, written by a thread of their own.
