@@ -19,6 +19,7 @@ mod error;
 mod history;
 mod limits;
 mod runtime;
+mod serve;
 pub mod sniff;
 pub mod store;
 mod tokens;

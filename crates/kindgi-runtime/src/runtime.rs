@@ -1,13 +1,11 @@
 //! The dev runtime as a library: open it on a data directory, open calls,
 //! and serve its HTTP API on a listener until a shutdown future resolves.
 
-use std::future::Future;
 use std::sync::{Arc, RwLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use kindgi_protocol::{Secret, ToolFilesGrant, ToolPause, WaitToken};
 use serde::Serialize;
-use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::limits::{MemoryBudget, RateLimiter};
@@ -107,7 +105,7 @@ impl DevRuntime {
             .unwrap_or_default()
     }
 
-    fn set_public_url(&self, url: String) {
+    pub(crate) fn set_public_url(&self, url: String) {
         if let Ok(mut current) = self.inner.public_url.write() {
             *current = url;
         }
@@ -297,44 +295,5 @@ impl DevRuntime {
     /// Tells long-polls that a wait changed.
     pub(crate) fn changed(&self) {
         self.inner.changes.send_modify(|n| *n = n.wrapping_add(1));
-    }
-
-    /// Serves the HTTP API on `listener` until `shutdown` resolves, then
-    /// finishes the requests in flight. Unless the config names a public
-    /// URL, links point at the listener's address; that is set before this
-    /// returns its future, so [`DevRuntime::public_url`] is right at once.
-    ///
-    /// # Errors
-    ///
-    /// [`RuntimeError::Serve`] when the listener fails.
-    pub fn serve(
-        self,
-        listener: TcpListener,
-        shutdown: impl Future<Output = ()> + Send + 'static,
-    ) -> impl Future<Output = Result<(), RuntimeError>> + Send + 'static {
-        let local = listener.local_addr();
-        if self.inner.config.public_url.is_none()
-            && let Ok(addr) = &local
-        {
-            let host = if addr.ip().is_unspecified() {
-                "127.0.0.1".to_owned()
-            } else if addr.is_ipv6() {
-                format!("[{}]", addr.ip())
-            } else {
-                addr.ip().to_string()
-            };
-            self.set_public_url(format!("http://{host}:{}", addr.port()));
-        }
-        async move {
-            local.map_err(RuntimeError::Serve)?;
-            let app = crate::api::router(self);
-            axum::serve(
-                listener,
-                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-            )
-            .with_graceful_shutdown(shutdown)
-            .await
-            .map_err(RuntimeError::Serve)
-        }
     }
 }
