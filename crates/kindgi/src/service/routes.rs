@@ -39,6 +39,9 @@ const DISCARD_TIME: Duration = Duration::from_secs(5);
 
 /// Answers one request; a panic in the service's own code is answered
 /// 500 (and logged by the panic hook) instead of dropping the connection.
+/// `awaited` is the connection's flag for an HTTP/1.1 call: set while the
+/// call's answer is awaited, so that a caller that half-closes then is
+/// answered ([`super::half_close`]).
 pub(crate) async fn answer_guarded(
     state: Arc<ServiceState>,
     request: Request<Incoming>,
