@@ -3,9 +3,9 @@
 //! service ([`Handler`]).
 
 use std::future::Future;
-use std::pin::Pin;
 use std::sync::Arc;
 
+use futures::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 
@@ -184,11 +184,9 @@ where
     }
 }
 
-/// A boxed future the service awaits.
-pub(crate) type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send>>;
-
 /// An async handler as the service calls it.
-pub(crate) type AsyncFn = Arc<dyn Fn(ToolInput, ToolContext) -> BoxFuture<Outcome> + Send + Sync>;
+pub(crate) type AsyncFn =
+    Arc<dyn Fn(ToolInput, ToolContext) -> BoxFuture<'static, Outcome> + Send + Sync>;
 
 /// A blocking handler as the service calls it.
 pub(crate) type BlockingFn = Arc<dyn Fn(ToolInput, ToolContext) -> Outcome + Send + Sync>;
