@@ -515,10 +515,10 @@ impl Validator {
     /// left alone. Costs nothing for a schema without defaults.
     ///
     /// Filling is bounded, where Ajv's is not: it stops 128 levels deep, and
-    /// after [`MAX_FILLED_DEFAULTS`](crate::MAX_FILLED_DEFAULTS) properties with a default (filled in or
-    /// found there: that way filling twice is filling once). Only a schema
-    /// whose defaults hold the schema itself, or an instance with that many
-    /// defaulted properties, reaches either.
+    /// after [`MAX_FILLED_DEFAULTS`](crate::MAX_FILLED_DEFAULTS) properties
+    /// with a default (filled in or found there: that way filling twice is
+    /// filling once). Only a schema whose defaults hold the schema itself,
+    /// or an instance with that many defaulted properties, reaches either.
     pub fn fill_defaults(&self, instance: &mut Value) {
         if !self.defaults.is_empty() {
             self.defaults.fill(instance);
