@@ -92,21 +92,19 @@ impl Records {
 /// formatted again only when its millisecond changes (per thread).
 fn with_now_text(write: impl FnOnce(&str)) {
     thread_local! {
-        static TEXT: RefCell<(u128, String)> = const { RefCell::new((u128::MAX, String::new())) };
+        static TEXT: RefCell<(Duration, String)> = const { RefCell::new((Duration::MAX, String::new())) };
     }
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
+    let millisecond = Duration::new(now.as_secs(), now.subsec_millis() * 1_000_000);
     TEXT.with(|text| {
         let mut text = text.borrow_mut();
-        let millis = now.as_millis();
-        if text.0 != millis {
-            let at = time::OffsetDateTime::UNIX_EPOCH
-                + Duration::from_millis(u64::try_from(millis).unwrap_or(u64::MAX));
-            text.1 = at
+        if text.0 != millisecond {
+            text.1 = (time::OffsetDateTime::UNIX_EPOCH + millisecond)
                 .format(&time::format_description::well_known::Rfc3339)
                 .unwrap_or_default();
-            text.0 = millis;
+            text.0 = millisecond;
         }
         write(&text.1);
     });
