@@ -136,6 +136,8 @@ impl<T: Serialize + JsonSchema + Send + 'static> ToolOutput for Reply<T> {
     }
 }
 
+/// A handler's result as the service takes it: its reply as JSON, an
+/// output that can't be written as JSON, or its error.
 pub(crate) fn finish<O: ToolOutput, E: Into<ToolError>>(result: Result<O, E>) -> Outcome {
     match result {
         Ok(output) => match output.into_reply() {
