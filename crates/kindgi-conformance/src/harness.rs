@@ -195,6 +195,7 @@ impl Target {
         Ok(Process {
             pid: child.id(),
             exited: AtomicBool::new(false),
+            terminated: AtomicBool::new(false),
             child: tokio::sync::Mutex::new(child),
             output,
             token: options
@@ -310,6 +311,7 @@ impl StartOptions {
 pub struct Process {
     pid: Option<u32>,
     exited: AtomicBool,
+    terminated: AtomicBool,
     child: tokio::sync::Mutex<Child>,
     output: Arc<Output>,
     token: String,
@@ -343,6 +345,7 @@ impl Process {
             .await
             .map_err(|e| format!("cannot run kill: {e}"))?;
         if status.success() {
+            self.terminated.store(true, Ordering::SeqCst);
             Ok(())
         } else {
             Err(format!("kill -TERM {pid} failed: {status}"))
@@ -362,9 +365,14 @@ impl Process {
         }
     }
 
-    /// SIGTERM, then, after `grace`, kill.
+    /// SIGTERM, unless [`Process::terminate`] already sent it, then,
+    /// after `grace`, kill — as a platform stops a container: one SIGTERM,
+    /// then SIGKILL. A second SIGTERM would be a different request (Node's
+    /// default for it, once a service's own handler has run, is to exit
+    /// on the spot).
     pub async fn stop(&self, grace: Duration) {
-        if self.terminate().await.is_ok() && self.wait_exit(grace).await.is_some() {
+        let signalled = self.terminated.load(Ordering::SeqCst) || self.terminate().await.is_ok();
+        if signalled && self.wait_exit(grace).await.is_some() {
             return;
         }
         let mut child = self.child.lock().await;
@@ -408,5 +416,66 @@ impl Service {
     /// `request` with its `kindgi-pack-token`.
     pub fn authed(&self, request: HttpRequest) -> HttpRequest {
         request.header("kindgi-pack-token", self.token())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A service that drains on its first SIGTERM until `$RELEASE`
+    /// exists, then takes a moment before it says `stopped`; a second
+    /// SIGTERM makes it exit 3 on the spot, as Node does once a handler
+    /// for the first has run.
+    const DRAINS_ONCE: &str = r#"
+trap 'echo draining; trap "exit 3" TERM
+      while [ ! -e "$RELEASE" ]; do sleep 0.05; done
+      sleep 0.5; echo stopped; exit 0' TERM
+echo ready
+while :; do sleep 0.05; done
+"#;
+
+    #[tokio::test]
+    async fn stop_after_terminate_sends_no_second_sigterm() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let release = dir.path().join("release");
+        let target = Target::new(
+            vec!["sh".into(), "-c".into(), DRAINS_ONCE.into(), "sh".into()],
+            "true",
+            dir.path(),
+        );
+        let process = target
+            .spawn(
+                &StartOptions::new(dir.path().join("index.json"))
+                    .env("RELEASE", release.to_string_lossy().as_ref()),
+            )
+            .expect("sh starts");
+        let output = Arc::clone(process.output());
+        let soon = Duration::from_secs(10);
+        assert!(
+            output
+                .wait_for_stdout(|l| l == "ready", soon)
+                .await
+                .is_some()
+        );
+        process.terminate().await.expect("SIGTERM is sent");
+        assert!(
+            output
+                .wait_for_stdout(|l| l == "draining", soon)
+                .await
+                .is_some()
+        );
+        std::fs::write(&release, b"").expect("the release file is written");
+
+        process.stop(soon).await;
+
+        assert_eq!(process.wait_exit(soon).await, Some(Some(0)));
+        assert!(
+            output
+                .wait_for_stdout(|l| l == "stopped", soon)
+                .await
+                .is_some()
+        );
+        assert_eq!(output.stdout_lines(), ["ready", "draining", "stopped"]);
     }
 }
