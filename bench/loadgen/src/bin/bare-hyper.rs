@@ -4,8 +4,9 @@
 //!
 //! It runs on the same tokio runtime and hyper server as the pack service
 //! (hyper-util's auto builder: HTTP/1.1, and h2c told apart by its
-//! preface), with the same socket options, so the gap between the two is
-//! what the pack service does per call.
+//! preface; an HTTP/1.1 answer written in one buffer), with the same
+//! socket options, so the gap between the two is what the pack service
+//! does per call.
 //!
 //! ```text
 //! PORT=0 bare-hyper --host 127.0.0.1 --body-file answer.json \
@@ -203,9 +204,10 @@ async fn serve(host: String, port: u16, answer_with: &'static Answer) -> Result<
         let _ = stream.set_nodelay(true);
         tokio::spawn(async move {
             let service = service_fn(move |request| answer(answer_with, request));
-            let _ = auto::Builder::new(TokioExecutor::new())
-                .serve_connection(TokioIo::new(stream), service)
-                .await;
+            // As the pack service writes an HTTP/1.1 answer: in one buffer.
+            let mut server = auto::Builder::new(TokioExecutor::new());
+            server.http1().writev(false);
+            let _ = server.serve_connection(TokioIo::new(stream), service).await;
         });
     }
 }

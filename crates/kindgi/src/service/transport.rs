@@ -5,7 +5,10 @@
 //! attacker would test it.
 //!
 //! HTTP/1.1: a request head is due within the header timeout (after the
-//! connection opened, or after the last answer).
+//! connection opened, or after the last answer). An answer's head and body
+//! go out in one buffer, one `write` (hyper's `writev(false)`): over
+//! loopback that takes the kernel less than a two-part `writev` (see
+//! `bench/README.md`).
 //!
 //! HTTP/2 (hyper's `h2`): at most [`MAX_STREAMS`] streams at once on a
 //! connection; a header list of at most [`MAX_HEADER_LIST`]; flow-control
@@ -45,7 +48,8 @@ pub(super) fn server(header_timeout: Duration) -> auto::Builder<TokioExecutor> {
     builder
         .http1()
         .timer(TokioTimer::new())
-        .header_read_timeout(header_timeout);
+        .header_read_timeout(header_timeout)
+        .writev(false);
     builder
         .http2()
         .timer(TokioTimer::new())
