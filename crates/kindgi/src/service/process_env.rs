@@ -1,6 +1,16 @@
 //! Changing the process's environment — its variables, and its allocator's
 //! settings — which only the owner of a process may do, at boot. The one
 //! module of the SDK with `unsafe` code: the platform gives no safe way.
+//!
+//! The tests named `miri_` run that code under Miri where Miri can (the
+//! walk of `environ`, the wipe, a removal), with a nightly toolchain:
+//!
+//! ```text
+//! MIRIFLAGS="-Zmiri-env-forward=PATH -Zmiri-isolation-error=warn-nobacktrace" \
+//!   cargo +nightly miri test -p kindgi --lib --no-default-features -- process_env::tests::miri_
+//! ```
+//!
+//! `mallopt` and `malloc_trim` are calls into C, which Miri can't run.
 
 /// Removes `names` from the process environment, and on Linux also wipes
 /// their `NAME=value` bytes in the process's initial environment block
@@ -269,6 +279,40 @@ mod tests {
                 .any(|w| w == b"initial-block-secret"),
             "the initial block still shows the value"
         );
+    }
+
+    /// The module's `unsafe` that Miri can run (the command is in the
+    /// module's doc): `environ` walked to a variable's `NAME=value` bytes,
+    /// and a wipe that writes those bytes and nothing past them. (The wipe
+    /// of the initial block itself needs `/proc`, which Miri doesn't show.)
+    #[cfg(unix)]
+    #[test]
+    fn miri_finds_an_entry_and_wipes_only_its_bytes() {
+        // Any variable the process has (Miri shows the ones it forwards).
+        let some = std::env::vars_os()
+            .find_map(|(name, value)| Some((name.into_string().ok()?, value.into_string().ok()?)));
+        if let Some((name, value)) = some {
+            let entry = environ::find(&name).expect("a variable std lists");
+            assert_eq!(entry.1, name.len() + 1 + value.len());
+        }
+        assert!(environ::find("KINDGI_TEST_NO_SUCH_VARIABLE").is_none());
+
+        let mut bytes = *b"NAME=value\0after";
+        let entry = environ::Entry(bytes.as_mut_ptr().cast(), "NAME=value".len());
+        let start = bytes.as_ptr() as usize;
+        assert!(entry.is_within((start, start + bytes.len())));
+        assert!(!entry.is_within((start, start + "NAME=value".len())));
+        environ::wipe(entry);
+        assert_eq!(&bytes, b"\0\0\0\0\0\0\0\0\0\0\0after");
+    }
+
+    /// `remove_vars` of a variable the process doesn't have: the removal
+    /// runs (under Miri too), and changes nothing.
+    #[test]
+    fn miri_removing_an_absent_variable_changes_nothing() {
+        let before = names();
+        remove_vars(["KINDGI_TEST_NO_SUCH_VARIABLE"]);
+        assert_eq!(names(), before);
     }
 
     #[tokio::test]
