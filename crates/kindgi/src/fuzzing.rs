@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::authoring::input::ToolInput;
 use crate::service::decode::{Decoded, Input, decode};
-use crate::service::state::{Invoker, ToolRuntime};
+use crate::service::invoker::{Invoker, ToolRuntime};
 use crate::{Pack, Tool, ToolContext, ToolError};
 
 /// An order: the shapes tool inputs take — bounded numbers and strings, an

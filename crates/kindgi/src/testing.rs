@@ -49,8 +49,8 @@ use crate::log::{Logger, TransportIds};
 use crate::service::call::CallMeta;
 use crate::service::check::check_response;
 use crate::service::decode::{Input, ToolCall};
+use crate::service::invoker::Invoker;
 use crate::service::placement::Placement;
-use crate::service::state::Invoker;
 use crate::service::tool::tool_response;
 use crate::{CancelReason, Cancellation};
 

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use kindgi_protocol::{ErrorCode, Issue, Response};
 
+use super::invoker::Invoker;
 use super::placement::Placement;
-use super::state::Invoker;
 use crate::error::cause_of_panic;
 use crate::log::{CallFacts, Ids, TransportIds};
 use crate::{CancelReason, Cancellation, ToolContext, ToolError};

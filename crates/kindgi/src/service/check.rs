@@ -7,15 +7,14 @@ use std::panic::AssertUnwindSafe;
 use kindgi_protocol::{CheckInvoke, ErrorCode, ErrorResponse, Response};
 use serde_json::Value;
 
-use super::answer::Answer;
 use super::call::{CallMeta, CallRecord, Called, panic_error, plain_issue};
-use super::state::{CheckRuntime, Invoker};
+use super::invoker::{CheckRuntime, Invoker};
 use crate::Cancellation;
 use crate::authoring::check::CheckOutcome;
 use crate::error::cause_of_dyn;
 
 /// Runs a check call.
-pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -> Answer {
+pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -> Response {
     let called = Called::Check(invoke.check.id.clone(), meta.transport.clone());
     let mut record = CallRecord::new(state, called, meta, Cancellation::new());
     // A check's `evaluate` is the pack's own synchronous code: over a large
@@ -23,7 +22,7 @@ pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallM
     let check = state.checks.get(&invoke.check.id);
     let response = meta.placement.run(|| answer(check.map(|c| &**c), invoke));
     record.finish(&response);
-    Answer::Message(response)
+    response
 }
 
 /// A check's error, naming it.

@@ -134,6 +134,10 @@ impl Connections {
                 let head_done = Arc::clone(&silent);
                 let streams = Arc::new(Streams::new());
                 let counted = Arc::clone(&streams);
+                // On HTTP/2, idle past the header timeout: see the loop.
+                let idle = streams.idle_for(header_timeout);
+                tokio::pin!(idle);
+                let server = transport::server(header_timeout);
                 let awaited = AnswerAwaited::default();
                 let told = awaited.clone();
                 let service = service_fn(move |request: hyper::Request<_>| {
@@ -154,7 +158,6 @@ impl Connections {
                         Ok::<_, Infallible>(answer)
                     }
                 });
-                let server = transport::server(header_timeout);
                 let mut connection =
                     std::pin::pin!(server.serve_connection(
                         TokioIo::new(CallerStream::new(stream, awaited)),
@@ -195,7 +198,7 @@ impl Connections {
                             connection.as_mut().graceful_shutdown();
                             shutting = true;
                         }
-                        () = streams.idle_for(header_timeout), if !shutting => {
+                        () = &mut idle, if !shutting => {
                             connection.as_mut().graceful_shutdown();
                             shutting = true;
                             cut_at = Some(Instant::now() + header_timeout);

@@ -61,7 +61,7 @@ pub(crate) struct Drain {
     /// Fired when the drain window closes: the calls still running are
     /// answered `cancelled` (reason `shutdown`), bodies still arriving 503
     /// `draining`. Running calls hold a clone (see
-    /// [`super::state::Invoker`]).
+    /// [`super::invoker::Invoker`]).
     window_closed: CancellationToken,
 }
 

@@ -2,21 +2,24 @@
 //! protocol v2, as `<pack> serve` ([`command`]) or through [`serve`].
 //!
 //! The path of a call, module by module, each entered once and in this
-//! order:
+//! order; each step decides, and only the last answers (a refusal is a
+//! [`refusal::Refusal`] until then):
 //!
 //! 1. connection — [`server`] accepts connections; [`connections`] gives
 //!    each a slot (at most 4096, fewer under a low open-files limit:
 //!    [`limits`]), closes the slowest silent one to make room, and serves
-//!    it with hyper, whose header read timeout closes a late head;
-//! 2. [`routes`] — health, readiness, info, 404 and 405; an invoke goes on;
+//!    it with hyper ([`transport`]), whose header read timeout closes a
+//!    late head;
+//! 2. [`routes`] — health, readiness, info or invoke, else 404 or 405;
 //! 3. [`admission`] — token, tenant, draining, missing env, the
 //!    concurrency cap, content type, then the body within its size limit,
 //!    time and memory budget ([`budget`]); where its work runs is decided
-//!    here, once ([`placement`]);
+//!    here, once ([`placement`]); then the body decoded, and a call for
+//!    another tenant refused;
 //! 4. [`decode`] — the one seam from bytes to a call;
 //! 5. [`tool`] or [`check`] — the call run, its `call` record logged
 //!    ([`call`]);
-//! 6. [`answer`] — the HTTP answer.
+//! 6. [`answer`] — the HTTP answer, made once.
 //!
 //! [`drain`] is what the calls and the stopping server share. Before any
 //! of it, [`boot`] reads the index and readies every tool and check;
@@ -38,11 +41,13 @@ mod env_filter;
 mod half_close;
 mod healthcheck;
 mod idle_memory;
+pub(crate) mod invoker;
 mod limits;
 #[cfg_attr(not(feature = "dev-front"), allow(dead_code, unreachable_pub))]
 pub mod pack_http;
 pub(crate) mod placement;
 mod process_env;
+mod refusal;
 mod routes;
 mod server;
 mod stalls;

@@ -79,16 +79,19 @@ pub fn no_route(path: &str) -> Response {
 /// 405 `Use GET` / `Use POST` when a route that takes `want` was asked
 /// with `method`; `None` when they are the same.
 pub fn wrong_method(method: &Method, want: &Method) -> Option<Response> {
-    (method != want).then(|| {
-        error(
-            StatusCode::METHOD_NOT_ALLOWED,
-            if want == Method::GET {
-                "Use GET"
-            } else {
-                "Use POST"
-            },
-        )
-    })
+    (method != want).then(|| use_method(want))
+}
+
+/// 405 `Use GET` / `Use POST`, for a route that takes `want` alone.
+pub fn use_method(want: &Method) -> Response {
+    error(
+        StatusCode::METHOD_NOT_ALLOWED,
+        if want == Method::GET {
+            "Use GET"
+        } else {
+            "Use POST"
+        },
+    )
 }
 
 /// Whether the request carries `token` in `kindgi-pack-token`, compared in

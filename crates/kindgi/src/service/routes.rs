@@ -1,6 +1,7 @@
 //! The routes (CONTRACT §3): health, readiness, info, and the invoke —
-//! admitted ([`super::admission`]), decoded ([`super::decode`]), run as a
-//! tool or a check call, answered ([`super::answer`]).
+//! admitted and decoded ([`super::admission`]), run as a tool or a check
+//! call — each request answered once, from the [`Reply`] it came to
+//! ([`super::answer`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -13,18 +14,18 @@ use http_body_util::BodyExt;
 use hyper::body::Incoming;
 use kindgi_protocol::{ErrorCode, ErrorResponse, headers};
 
-use super::admission::admit;
-use super::answer::{Answer, HttpResponse, Refused, call_answer};
+use super::admission::Admitted;
+use super::answer::{HttpResponse, Reply, respond};
 use super::call::CallMeta;
 use super::call_headers::CallHeaders;
 use super::check::run_check;
-use super::decode::{Decoded, decode};
+use super::decode::Decoded;
 use super::half_close::AnswerAwaited;
 use super::pack_http::{self, header_text};
-use super::state::{Invoker, ServiceState};
+use super::refusal::Refusal;
+use super::state::ServiceState;
 use super::tool::run_tool;
-use super::traceparent::{caller_span, trace_ids};
-use crate::log::{Level, Record, TransportIds};
+use super::traceparent::transport_ids;
 
 /// After an answer sent before its request's body was read (a 413 from
 /// `Content-Length`, a 401, 415 or 503), the service goes on reading that
@@ -50,13 +51,7 @@ pub(crate) async fn answer_guarded(
     let (parts, body) = request.into_parts();
     // Taken by the handler once it has read the body to its end.
     let mut body = Some(body);
-    let mut response = guarded(handle(
-        Arc::clone(&state),
-        &parts,
-        &mut body,
-        awaited.as_ref(),
-    ))
-    .await;
+    let mut response = guarded(handle(&state, &parts, &mut body, awaited.as_ref())).await;
     // Answered before its body was read: read the rest and throw it away
     // for a while, then close (a client that asked `100-continue` has sent
     // no body, and is not asked to).
@@ -114,136 +109,111 @@ fn guarded(answer: impl Future<Output = HttpResponse>) -> impl Future<Output = H
         })
 }
 
-/// Answers one request: the route (404), its method (405), then the
-/// route's own checks. `body` is left as it is unless the body was read
-/// to its end.
+/// The service's routes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Route {
+    /// `GET /healthz`.
+    Health,
+    /// `GET /readyz`.
+    Ready,
+    /// `GET /v1/info`.
+    Info,
+    /// `POST /v1/invoke`.
+    Invoke,
+}
+
+/// The route of `path` asked with `method`.
+///
+/// # Errors
+///
+/// 404 for a path that is no route, 405 for another method than the
+/// route's.
+fn route(method: &Method, path: &str) -> Result<Route, Refusal> {
+    let (route, want) = match path {
+        "/healthz" => (Route::Health, Method::GET),
+        "/readyz" => (Route::Ready, Method::GET),
+        "/v1/info" => (Route::Info, Method::GET),
+        "/v1/invoke" => (Route::Invoke, Method::POST),
+        path => return Err(Refusal::NoRoute(path.to_owned())),
+    };
+    if *method != want {
+        return Err(Refusal::WrongMethod(want));
+    }
+    Ok(route)
+}
+
+/// Answers one request: its route, then what admission says of it, then,
+/// for an admitted call, the call run — and its answer made once, from
+/// what came of it. `body` is left as it is unless the body was read to
+/// its end.
 async fn handle(
-    state: Arc<ServiceState>,
+    state: &ServiceState,
     request: &Parts,
     body: &mut Option<Incoming>,
     awaited: Option<&AnswerAwaited>,
 ) -> HttpResponse {
-    let method = &request.method;
-    match request.uri.path() {
-        "/healthz" => {
-            pack_http::wrong_method(method, &Method::GET).unwrap_or_else(pack_http::healthy)
-        }
-        "/readyz" => pack_http::wrong_method(method, &Method::GET).unwrap_or_else(|| {
-            state
-                .admission
-                .not_serving(&state.drain)
-                .unwrap_or_else(|| pack_http::json(StatusCode::OK, r#"{"status":"ready"}"#))
-        }),
-        "/v1/info" => pack_http::wrong_method(method, &Method::GET)
-            .or_else(|| {
-                let refused = state.admission.refuse(&CallHeaders::of(&request.headers));
-                if refused
-                    .as_ref()
-                    .is_some_and(|r| r.status() == StatusCode::MISDIRECTED_REQUEST)
-                {
-                    log_tenant_mismatch(&state.invoker, "header");
-                }
-                refused
-            })
-            .unwrap_or_else(|| pack_http::json(StatusCode::OK, state.info_body.clone())),
-        "/v1/invoke" => match pack_http::wrong_method(method, &Method::POST) {
-            Some(refused) => refused,
-            None => invoke(state, request, body, awaited).await,
-        },
-        path => pack_http::no_route(path),
-    }
-}
-
-/// Logs a call refused `421` for another tenant (`tenant-mismatch`, warn):
-/// `via` says whether the `kindgi-tenant-id` header or the message's
-/// context named it. No id of the call: they are the other tenant's.
-fn log_tenant_mismatch(invoker: &Invoker, via: &'static str) {
-    invoker.logger.log(
-        Record::lifecycle(
-            Level::Warn,
-            "tenant-mismatch",
-            "A call for another tenant was refused",
-        )
-        .field("packId", invoker.index.pack_id.as_str())
-        .field("artifactVersion", invoker.index.artifact_version.as_str())
-        .field("via", via),
-    );
-}
-
-/// An invoke: admitted, decoded, run, answered.
-async fn invoke(
-    state: Arc<ServiceState>,
-    request: &Parts,
-    request_body: &mut Option<Incoming>,
-    awaited: Option<&AnswerAwaited>,
-) -> HttpResponse {
-    // The call's time (its deadline, its duration) counts from its
-    // request's head: reading the body is part of the call.
+    // A call's time (its deadline, its duration) counts from its request's
+    // head: reading the body is part of the call.
     let started = Instant::now();
     let headers = CallHeaders::of(&request.headers);
-    let mut admitted = match admit(&state.admission, &state.drain, &headers, request_body).await {
-        Ok(admitted) => admitted,
-        Err(refused) => {
-            if let Some(Refused(reason)) = refused.extensions().get::<Refused>() {
-                state.invoker.telemetry.refused(reason);
-            }
-            if refused.status() == StatusCode::MISDIRECTED_REQUEST {
-                log_tenant_mismatch(&state.invoker, "header");
-            }
-            return refused;
-        }
-    };
-    // Its request read, the call's answer is awaited from here on.
-    let _awaiting = awaited.map(AnswerAwaited::begin);
-    let meta = CallMeta::new(
-        admitted.placement,
-        started,
-        headers::parse_timeout_ms(header_text(headers.timeout_ms)),
+    // What an admitted call holds (its slot, memory and place in flight),
+    // given back only once its answer is made.
+    let mut hold = None;
+    let reply = match route(&request.method, request.uri.path()) {
+        Err(refusal) => Reply::Refused(refusal),
+        Ok(Route::Health) => Reply::Healthy,
+        Ok(Route::Ready) => state
+            .admission
+            .not_serving(&state.drain)
+            .map_or(Reply::Ready, Reply::NotReady),
+        Ok(Route::Info) => state
+            .admission
+            .refuse(&headers)
+            .map_or(Reply::Info, Reply::Refused),
+        Ok(Route::Invoke) => match state
+            .admission
+            .admit(&state.drain, &state.invoker, &headers, body)
+            .await
         {
-            let trace = header_text(headers.traceparent).and_then(trace_ids);
-            let caller = trace
-                .as_ref()
-                .and(header_text(headers.traceparent))
-                .and_then(caller_span);
-            let call_span = state
-                .invoker
-                .telemetry
-                .is_on()
-                .then(|| crate::telemetry::call_span(trace.as_ref(), caller));
-            TransportIds {
-                trace,
-                caller,
-                call_span,
-                request_id: header_text(headers.request_id).map(str::to_owned),
+            Err(refusal) => Reply::Refused(refusal),
+            Ok(admitted) => {
+                let Admitted {
+                    call,
+                    placement,
+                    hold: held,
+                } = admitted;
+                hold = Some(held);
+                // Its request read, the call's answer is awaited from here
+                // on.
+                let _awaiting = awaited.map(AnswerAwaited::begin);
+                let transport = transport_ids(
+                    header_text(headers.traceparent),
+                    header_text(headers.request_id),
+                    state.invoker.telemetry.is_on(),
+                );
+                let timeout = headers::parse_timeout_ms(header_text(headers.timeout_ms));
+                let meta = CallMeta::new(placement, started, timeout, transport);
+                let invoker = &state.invoker;
+                let ran = match call {
+                    Ok(Decoded::Tool(call)) => run_tool(invoker, call, &meta).await,
+                    Ok(Decoded::Check(call)) => Ok(run_check(invoker, call, &meta).await),
+                    Ok(Decoded::Other) => Ok(ErrorResponse::new(
+                        ErrorCode::UnexpectedMessageKind,
+                        "Unknown request kind",
+                    )
+                    .into()),
+                    Err(malformed) => Ok(malformed.into()),
+                };
+                // Its duration is the one its `call` record gave, if it has
+                // one.
+                ran.map_or_else(Reply::Refused, |message| {
+                    Reply::Called(message, meta.duration())
+                })
             }
         },
-    );
-    // The body is freed once decoded: what the call goes on with is its own.
-    let body = std::mem::take(&mut admitted.body);
-    let decoded = match admitted.malformed.take() {
-        Some(malformed) => Err(malformed),
-        None => meta.placement.run(|| decode(&state.invoker, &body)),
     };
-    drop(body);
-    let invoker = &state.invoker;
-    let outcome = match decoded {
-        Err(malformed) => Answer::Message(malformed.into()),
-        Ok(Decoded::Tool(call)) if !state.admission.tenant_matches(&call.ctx.tenant_id) => {
-            log_tenant_mismatch(invoker, "context");
-            Answer::TenantMismatch
-        }
-        Ok(Decoded::Tool(call)) => run_tool(invoker, call, &meta).await,
-        Ok(Decoded::Check(call)) => run_check(invoker, call, &meta).await,
-        Ok(Decoded::Other) => Answer::Message(
-            ErrorResponse::new(ErrorCode::UnexpectedMessageKind, "Unknown request kind").into(),
-        ),
-    };
-    // The duration its `call` record gave, if it has one.
-    let version = state.artifact_version.as_ref();
-    let response = call_answer(version, meta.duration(), outcome);
-    // The call slot, its memory and its place in flight are given back
-    // only now, its answer made.
-    drop(admitted);
+    let response = respond(state, reply);
+    drop(hold);
     response
 }
 
@@ -269,6 +239,26 @@ mod tests {
         assert_eq!(
             body(response).await,
             Bytes::from_static(br#"{"error":"The pack service failed"}"#)
+        );
+    }
+
+    #[test]
+    fn a_route_is_its_path_and_method() {
+        assert_eq!(route(&Method::GET, "/healthz"), Ok(Route::Health));
+        assert_eq!(route(&Method::GET, "/readyz"), Ok(Route::Ready));
+        assert_eq!(route(&Method::GET, "/v1/info"), Ok(Route::Info));
+        assert_eq!(route(&Method::POST, "/v1/invoke"), Ok(Route::Invoke));
+        assert_eq!(
+            route(&Method::GET, "/v1/invoke"),
+            Err(Refusal::WrongMethod(Method::POST))
+        );
+        assert_eq!(
+            route(&Method::POST, "/readyz"),
+            Err(Refusal::WrongMethod(Method::GET))
+        );
+        assert_eq!(
+            route(&Method::GET, "/v1/invoke/"),
+            Err(Refusal::NoRoute("/v1/invoke/".to_owned()))
         );
     }
 

@@ -8,10 +8,10 @@ use std::sync::Arc;
 use futures::FutureExt as _;
 use kindgi_protocol::{CallContext, ErrorCode, ErrorResponse, Issue, Response, ToolPause, ToolRef};
 
-use super::answer::Answer;
 use super::call::{CallMeta, CallRecord, Called, panic_error, plain_issue};
 use super::decode::{Input, ToolCall};
-use super::state::{Invoker, ToolRuntime};
+use super::invoker::{Invoker, ToolRuntime};
+use super::refusal::Refusal;
 use crate::authoring::handler::Run;
 use crate::authoring::input::ToolInput;
 use crate::authoring::reply::{Outcome, ReplyValue};
@@ -35,7 +35,16 @@ fn tool_error(code: ErrorCode, tool_id: &str, message: String) -> Response {
 }
 
 /// Runs a tool call, logging its `call` record.
-pub(crate) async fn run_tool(state: &Invoker, invoke: ToolCall, meta: &CallMeta) -> Answer {
+///
+/// # Errors
+///
+/// 503 `overloaded` for a blocking tool when every blocking handler's slot
+/// is taken: the call did not run.
+pub(crate) async fn run_tool(
+    state: &Invoker,
+    invoke: ToolCall,
+    meta: &CallMeta,
+) -> Result<Response, Refusal> {
     let cancellation = Cancellation::new();
     let Some(tool) = state.tools.get(&invoke.tool.id) else {
         // The one tool call without a context: its ids are copied.
@@ -44,7 +53,7 @@ pub(crate) async fn run_tool(state: &Invoker, invoke: ToolCall, meta: &CallMeta)
         let mut record = CallRecord::new(state, called, meta, cancellation);
         let response = not_in_pack(&invoke.tool.id);
         record.finish(&response);
-        return Answer::Message(response);
+        return Ok(response);
     };
     if tool.handler.is_blocking() {
         match Arc::clone(&state.blocking).try_acquire_owned() {
@@ -54,7 +63,7 @@ pub(crate) async fn run_tool(state: &Invoker, invoke: ToolCall, meta: &CallMeta)
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(slot);
             }
-            Err(_) => return Answer::Overloaded,
+            Err(_) => return Err(Refusal::Overloaded),
         }
     }
     let ToolCall {
@@ -67,7 +76,7 @@ pub(crate) async fn run_tool(state: &Invoker, invoke: ToolCall, meta: &CallMeta)
     let mut record = CallRecord::new(state, called, meta, cancellation.clone());
     let response = answer_tool(state, tool, version, input, ctx, meta, &cancellation).await;
     record.finish(&response);
-    Answer::Message(response)
+    Ok(response)
 }
 
 /// A tool call's answer, without its `call` record: what

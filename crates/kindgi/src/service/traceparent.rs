@@ -1,6 +1,27 @@
 //! W3C `traceparent`: the caller's trace id (the protocol crate's rule),
 //! a fresh span id for this service's part of the trace, and the caller's
-//! span, its parent.
+//! span, its parent — with `kindgi-request-id`, the ids the transport gives
+//! a call ([`transport_ids`]).
+
+use crate::log::TransportIds;
+
+/// The ids of a call sent with `traceparent` and `request_id`, with the
+/// call's own span when `spans` (telemetry is on).
+pub(crate) fn transport_ids(
+    traceparent: Option<&str>,
+    request_id: Option<&str>,
+    spans: bool,
+) -> TransportIds {
+    let trace = traceparent.and_then(trace_ids);
+    let caller = trace.as_ref().and(traceparent).and_then(caller_span);
+    let call_span = spans.then(|| crate::telemetry::call_span(trace.as_ref(), caller));
+    TransportIds {
+        trace,
+        caller,
+        call_span,
+        request_id: request_id.map(str::to_owned),
+    }
+}
 
 /// The trace id of a valid `traceparent`, and a new random span id.
 pub(crate) fn trace_ids(header: &str) -> Option<(String, String)> {

@@ -20,7 +20,7 @@ mod text;
 use kindgi_protocol::{CallContext, CheckInvoke, ParseError, Request, ToolRef, parse_request};
 use serde_json::Value;
 
-use super::state::Invoker;
+use super::invoker::Invoker;
 
 /// An admitted body, decoded.
 #[derive(Debug)]

@@ -26,7 +26,7 @@ use serde_json::value::RawValue;
 
 use super::envelope::{self, Message, Named};
 use super::{Decoded, Input, ToolCall};
-use crate::service::state::{Invoker, ToolRuntime};
+use crate::service::invoker::{Invoker, ToolRuntime};
 
 /// A message's input as the envelope's read left it.
 enum Read<'a> {
