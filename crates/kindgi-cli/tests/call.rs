@@ -83,7 +83,7 @@ async fn a_paused_call_is_waited_out_and_its_answer_printed() {
     let dir = tempfile::tempdir().expect("dir");
     let (url, seen) =
         fake_pack(json!({"v": 2, "kind": "pause", "timeoutMs": 20000, "name": "the pickup"})).await;
-    let child = kindgi()
+    let mut child = kindgi()
         .args([
             "call",
             "demo.pickup",
@@ -102,6 +102,20 @@ async fn a_paused_call_is_waited_out_and_its_answer_printed() {
         .arg(dir.path().join("data"))
         .spawn()
         .expect("spawn");
+    // Its stderr, line by line as it comes, and whole once it ends.
+    let stderr = child.stderr.take().expect("stderr");
+    let (said, mut lines) = tokio::sync::mpsc::unbounded_channel();
+    let stderr = tokio::spawn(async move {
+        use tokio::io::AsyncBufReadExt as _;
+        let mut all = String::new();
+        let mut reader = tokio::io::BufReader::new(stderr).lines();
+        while let Ok(Some(line)) = reader.next_line().await {
+            all.push_str(&line);
+            all.push('\n');
+            let _ = said.send(line);
+        }
+        all
+    });
     // The invoke carries a wait token and a files grant; answer through the link.
     let body = loop {
         if let Some(body) = seen.bodies().first().cloned() {
@@ -122,7 +136,16 @@ async fn a_paused_call_is_waited_out_and_its_answer_printed() {
         .as_str()
         .expect("wait url")
         .to_owned();
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Once it says it waits, the pause is recorded.
+    loop {
+        let line = tokio::time::timeout(Duration::from_secs(20), lines.recv())
+            .await
+            .expect("a line within 20 s")
+            .expect("kindgi call says it waits before it ends");
+        if line.starts_with("kindgi: waiting for the pickup") {
+            break;
+        }
+    }
     let http = reqwest::Client::new();
     let bad = http
         .post(&link)
@@ -142,7 +165,7 @@ async fn a_paused_call_is_waited_out_and_its_answer_printed() {
         .await
         .expect("exits")
         .expect("output");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr.await.expect("stderr");
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("waiting for the pickup"), "{stderr}");
     let printed: Value = serde_json::from_slice(&out.stdout).expect("stdout JSON");

@@ -540,8 +540,8 @@ async fn dev_serves_swaps_on_save_keeps_serving_through_errors_and_stops() {
         .expect("dev stops after Ctrl-C")
         .expect("exit status");
     assert!(status.success(), "{status}");
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    assert!(dev.seen().iter().any(|l| l == "kindgi dev: stopped"));
+    dev.wait_line(0, Duration::from_secs(10), |l| l == "kindgi dev: stopped")
+        .await;
     assert!(!alive(serving), "the pack process stopped with dev");
     assert!(http.get(format!("{url}/healthz")).send().await.is_err());
 }

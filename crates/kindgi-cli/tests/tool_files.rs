@@ -376,10 +376,21 @@ async fn closed_tokens_and_closed_places_are_403() {
         .assert_error(403, "tool-file-token-closed");
     assert_eq!(body["error"]["details"]["reason"], "answered");
 
-    let late = rt.open_call(json!({"deadlineMs": 150})).await;
-    tokio::time::sleep(Duration::from_millis(250)).await;
+    // Its token closes once the call's deadline passes: read (which
+    // changes nothing) until it has.
+    let late = token(&rt.open_call(json!({"deadlineMs": 150})).await);
+    let waited = std::time::Instant::now() + Duration::from_secs(10);
+    let closed = loop {
+        let answer = rt.read(&late, "art_x").await;
+        if answer.status == 403 || std::time::Instant::now() > waited {
+            break answer;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    };
+    let body = closed.assert_error(403, "tool-file-token-closed");
+    assert_eq!(body["error"]["details"]["reason"], "deadline");
     let body = rt
-        .store(&token(&late), b"text", None, None)
+        .store(&late, b"text", None, None)
         .await
         .assert_error(403, "tool-file-token-closed");
     assert_eq!(body["error"]["details"]["reason"], "deadline");

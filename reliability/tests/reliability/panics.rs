@@ -72,7 +72,11 @@ async fn panicking_handlers_and_checks_under_load() {
     )
     .await;
     assert_eq!(ok.status(), Some(200), "{ok}");
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Its records are written by the log's thread: wait for the 240th.
+    service.wait_records(
+        |records| records.iter().filter(|r| r["kind"] == "panic").count() >= 240,
+        WAIT,
+    );
     let panics = service.records_of("panic");
     assert_eq!(panics.len(), 240, "one panic record each");
     for record in &panics {
