@@ -487,3 +487,42 @@ async fn refusals_count_by_reason() {
         })
     });
 }
+
+/// A blocking call refused for want of a thread counts as refused too:
+/// with a cap of one, a blocking handler that outlives its call's deadline
+/// keeps the one blocking slot, and the next blocking call is refused 503.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocking_call_without_a_thread_counts_as_refused() {
+    let receiver = Receiver::start();
+    let service = exporting_with(
+        ServiceOptions::default().max_concurrency(1),
+        &receiver.url(),
+        &[],
+    );
+    let runaway = invoke::call(service.token(), "stress.block", json!({"ms": 10_000}))
+        .header("kindgi-timeout-ms", "100");
+    let answer = http::exchange(service.addr(), &runaway, WAIT)
+        .await
+        .expect_answer("the runaway call");
+    assert_eq!(
+        invoke::error_code(&answer.json_or_null()),
+        Some("deadline-exceeded"),
+        "{}",
+        answer.text()
+    );
+    let next = invoke::call(service.token(), "stress.block", json!({"ms": 1}));
+    let refused = http::exchange(service.addr(), &next, WAIT)
+        .await
+        .expect_answer("the next blocking call");
+    assert_eq!(
+        (refused.status, refused.json_or_null()),
+        (503, json!({"error": "overloaded"}))
+    );
+    receiver.wait("the refusal counted", |lines| {
+        lines.iter().any(|l| {
+            l["metric"] == "kindgi.pack.calls.refused"
+                && l["attributes"] == json!({"kindgi.reason": "overloaded"})
+                && l["value"].as_u64() == Some(1)
+        })
+    });
+}
