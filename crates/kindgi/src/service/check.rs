@@ -14,7 +14,7 @@ use crate::authoring::check::CheckOutcome;
 use crate::error::cause_of_dyn;
 
 /// Runs a check call.
-pub(crate) async fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -> Response {
+pub(crate) fn run_check(state: &Invoker, invoke: CheckInvoke, meta: &CallMeta) -> Response {
     let called = Called::Check(invoke.check.id.clone(), meta.transport.clone());
     let mut record = CallRecord::new(state, called, meta, Cancellation::new());
     // A check's `evaluate` is the pack's own synchronous code: over a large

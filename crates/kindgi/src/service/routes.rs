@@ -196,7 +196,7 @@ async fn handle(
                 let invoker = &state.invoker;
                 let ran = match call {
                     Ok(Decoded::Tool(call)) => run_tool(invoker, call, &meta).await,
-                    Ok(Decoded::Check(call)) => Ok(run_check(invoker, call, &meta).await),
+                    Ok(Decoded::Check(call)) => Ok(run_check(invoker, call, &meta)),
                     Ok(Decoded::Other) => Ok(ErrorResponse::new(
                         ErrorCode::UnexpectedMessageKind,
                         "Unknown request kind",

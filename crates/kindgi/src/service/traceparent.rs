@@ -24,7 +24,7 @@ pub(crate) fn transport_ids(
 }
 
 /// The trace id of a valid `traceparent`, and a new random span id.
-pub(crate) fn trace_ids(header: &str) -> Option<(String, String)> {
+fn trace_ids(header: &str) -> Option<(String, String)> {
     let trace_id = kindgi_protocol::traceparent::trace_id(header)?;
     let span: [u8; 8] = rand::random();
     Some((trace_id.to_owned(), hex::encode(span)))
@@ -32,7 +32,7 @@ pub(crate) fn trace_ids(header: &str) -> Option<(String, String)> {
 
 /// The caller's span of a valid `traceparent`: its parent id and its
 /// flags.
-pub(crate) fn caller_span(header: &str) -> Option<(u64, u8)> {
+fn caller_span(header: &str) -> Option<(u64, u8)> {
     let mut parts = header.trim().split('-').skip(2);
     let span = u64::from_str_radix(parts.next()?, 16).ok()?;
     let flags = u8::from_str_radix(parts.next()?, 16).ok()?;
