@@ -453,15 +453,33 @@ async fn the_collectors_headers_leave_the_pack_s_environment() {
     });
 }
 
-/// A call refused 503 before it ran counts by its reason.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn refusals_count_by_reason() {
+/// A receiver, and a service exporting to it with a cap of one call.
+fn exporting_one_at_a_time() -> (Receiver, PackService) {
     let receiver = Receiver::start();
     let service = exporting_with(
         ServiceOptions::default().max_concurrency(1),
         &receiver.url(),
         &[],
     );
+    (receiver, service)
+}
+
+/// Waits for `kindgi.pack.calls.refused` to count `count` calls refused
+/// `overloaded`.
+fn wait_refused_overloaded(receiver: &Receiver, count: u64) {
+    receiver.wait("the refusal counted", |lines| {
+        lines.iter().any(|l| {
+            l["metric"] == "kindgi.pack.calls.refused"
+                && l["attributes"] == json!({"kindgi.reason": "overloaded"})
+                && l["value"].as_u64() == Some(count)
+        })
+    });
+}
+
+/// A call refused 503 before it ran counts by its reason.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn refusals_count_by_reason() {
+    let (receiver, service) = exporting_one_at_a_time();
     // Three calls at once past a cap of one: two are refused.
     let addr = service.addr();
     let calls: Vec<_> = (0..3)
@@ -479,13 +497,7 @@ async fn refusals_count_by_reason() {
         }
     }
     assert_eq!(refused, 2);
-    receiver.wait("the refusal counted", |lines| {
-        lines.iter().any(|l| {
-            l["metric"] == "kindgi.pack.calls.refused"
-                && l["attributes"] == json!({"kindgi.reason": "overloaded"})
-                && l["value"].as_u64() == Some(2)
-        })
-    });
+    wait_refused_overloaded(&receiver, 2);
 }
 
 /// A blocking call refused for want of a thread counts as refused too:
@@ -493,12 +505,7 @@ async fn refusals_count_by_reason() {
 /// keeps the one blocking slot, and the next blocking call is refused 503.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_blocking_call_without_a_thread_counts_as_refused() {
-    let receiver = Receiver::start();
-    let service = exporting_with(
-        ServiceOptions::default().max_concurrency(1),
-        &receiver.url(),
-        &[],
-    );
+    let (receiver, service) = exporting_one_at_a_time();
     let runaway = invoke::call(service.token(), "stress.block", json!({"ms": 10_000}))
         .header("kindgi-timeout-ms", "100");
     let answer = http::exchange(service.addr(), &runaway, WAIT)
@@ -518,11 +525,5 @@ async fn a_blocking_call_without_a_thread_counts_as_refused() {
         (refused.status, refused.json_or_null()),
         (503, json!({"error": "overloaded"}))
     );
-    receiver.wait("the refusal counted", |lines| {
-        lines.iter().any(|l| {
-            l["metric"] == "kindgi.pack.calls.refused"
-                && l["attributes"] == json!({"kindgi.reason": "overloaded"})
-                && l["value"].as_u64() == Some(1)
-        })
-    });
+    wait_refused_overloaded(&receiver, 1);
 }
